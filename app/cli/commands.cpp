@@ -1,0 +1,28 @@
+#include "app/cli/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "engine/codegen/llvm_info.h"
+#include "engine/viz/graphviz_info.h"
+#include "lowerscope/version.h"
+#include "tuner/sqlite_info.h"
+
+namespace lowerscope::cli {
+
+// Each command file provides one of these.
+
+
+void registerAllCommands(CLI::App& app, CommandList& out) {
+  (void)app;
+  (void)out;
+}
+
+std::string versionText() {
+  return fmt::format("lowerscope-cli {}\nLLVM {} (host {}, cpu {})\nSQLite {}\nGraphviz {}\n",
+                     LOWERSCOPE_VERSION, unity::codegen::llvmVersion(),
+                     unity::codegen::hostTriple(), unity::codegen::hostCpu(),
+                     unity::tuner::sqliteVersion(), unity::viz::graphvizVersion());
+}
+
+} // namespace lowerscope::cli

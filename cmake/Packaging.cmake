@@ -1,0 +1,10 @@
+# CPack: `cpack -G DEB` from the release build (see packaging/README.md).
+set(CPACK_PACKAGE_NAME "lowerscope")
+set(CPACK_PACKAGE_VENDOR "Lowerscope developers")
+set(CPACK_PACKAGE_CONTACT "Lowerscope developers <lowerscope@example.invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
+include(CPack)
