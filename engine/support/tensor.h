@@ -1,0 +1,52 @@
+#pragma once
+// A dense, row-major, host tensor: dtype + shape + shared bytes. Used for
+// graph-level constants and by the runtime. Copies share the storage (data is
+// immutable once it is inside the IR).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/support/dtype.h"
+
+namespace unity {
+
+class Tensor {
+public:
+  Tensor() = default;
+  /// Zero-filled tensor of the given type and shape.
+  Tensor(DataType dtype, std::vector<int64_t> shape);
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_.bytes(); }
+  bool defined() const { return storage_ != nullptr; }
+
+  const void* data() const { return storage_ ? storage_->data() : nullptr; }
+  void* mutableData() { return storage_ ? storage_->data() : nullptr; }
+  template <class T> const T* dataAs() const { return static_cast<const T*>(data()); }
+  template <class T> T* mutableDataAs() { return static_cast<T*>(mutableData()); }
+
+  /// Element i (flat index) converted to double, and back; for tests,
+  /// printing and the reference evaluator.
+  double getDouble(int64_t i) const;
+  void setDouble(int64_t i, double v);
+
+  /// A deep copy with its own storage.
+  Tensor clone() const;
+  /// Same storage, new shape with the same element count.
+  Tensor reshaped(std::vector<int64_t> shape) const;
+
+  static Tensor fromFloats(std::vector<int64_t> shape, std::span<const float> values);
+  static std::string shapeStr(const std::vector<int64_t>& shape);
+
+private:
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::vector<std::byte>> storage_;
+};
+
+} // namespace unity
