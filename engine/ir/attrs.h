@@ -38,7 +38,8 @@ public:
 
   template <class T> std::optional<T> get(const std::string& key) const {
     if (auto* v = find(key))
-      if (auto* t = std::get_if<T>(v)) return *t;
+      if (auto* t = std::get_if<T>(v))
+        return *t;
     return std::nullopt;
   }
   int64_t getInt(const std::string& key, int64_t dflt) const;

@@ -5,7 +5,8 @@
 namespace unity::ir {
 
 static void require(bool ok, const std::string& what) {
-  if (!ok) throw Error("invalid IR: " + what);
+  if (!ok)
+    throw Error("invalid IR: " + what);
 }
 
 VarNode::VarNode(std::string name, StructInfo sinfo, bool dataflow)
@@ -24,11 +25,13 @@ static StructInfo constantSInfo(const Tensor& t) {
   return tensorSInfo(t.dtype(), t.shape());
 }
 
-Constant::Constant(Tensor data) : ExprNode(NodeKind::Constant, constantSInfo(data)), data(std::move(data)) {}
+Constant::Constant(Tensor data)
+    : ExprNode(NodeKind::Constant, constantSInfo(data)), data(std::move(data)) {}
 
 Tuple::Tuple(std::vector<Expr> fields, StructInfo sinfo)
     : ExprNode(NodeKind::Tuple, std::move(sinfo)), fields(std::move(fields)) {
-  for (auto& f : this->fields) require(f != nullptr, "tuple with a missing field");
+  for (auto& f : this->fields)
+    require(f != nullptr, "tuple with a missing field");
 }
 
 TupleGetItem::TupleGetItem(Expr tuple, int index, StructInfo sinfo)
@@ -42,7 +45,8 @@ Call::Call(Expr op, std::vector<Expr> args, Attrs attrs, std::vector<StructInfo>
     : ExprNode(NodeKind::Call, std::move(sinfo)), op(std::move(op)), args(std::move(args)),
       attrs(std::move(attrs)), sinfoArgs(std::move(sinfoArgs)) {
   require(this->op != nullptr, "call without a callee");
-  for (auto& a : this->args) require(a != nullptr, "call with a missing argument");
+  for (auto& a : this->args)
+    require(a != nullptr, "call with a missing argument");
 }
 
 ShapeExpr::ShapeExpr(std::vector<PrimExpr> values)

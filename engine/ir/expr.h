@@ -181,7 +181,8 @@ using BaseFunc = Ref<BaseFuncNode>;
 class Function : public BaseFuncNode {
 public:
   static constexpr NodeKind kFirst = NodeKind::Function, kLast = NodeKind::Function;
-  Function(std::vector<Var> params, Expr body, StructInfo retSInfo, Attrs attrs = {}, bool pure = true);
+  Function(std::vector<Var> params, Expr body, StructInfo retSInfo, Attrs attrs = {},
+           bool pure = true);
   const std::vector<Var> params;
   const Expr body; // a SeqExpr after normalization
   const StructInfo retSInfo;

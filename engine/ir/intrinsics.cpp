@@ -20,7 +20,8 @@ static constexpr std::array kIntrinsics = {
 
 const IntrinsicInfo* findIntrinsic(std::string_view name) {
   for (auto& i : kIntrinsics)
-    if (name == i.name) return &i;
+    if (name == i.name)
+      return &i;
   return nullptr;
 }
 

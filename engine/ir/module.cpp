@@ -8,7 +8,8 @@ IRModuleNode::IRModuleNode(std::vector<Entry> functions, Attrs attrs)
     : Node(NodeKind::IRModule), functions(std::move(functions)), attrs(std::move(attrs)) {
   for (size_t i = 0; i < this->functions.size(); ++i) {
     const auto& [name, f] = this->functions[i];
-    if (!f) throw Error("invalid IR: module function '" + name + "' is missing");
+    if (!f)
+      throw Error("invalid IR: module function '" + name + "' is missing");
     if (!index_.emplace(name, i).second)
       throw Error("invalid IR: module defines '" + name + "' twice");
   }
@@ -21,7 +22,8 @@ BaseFunc IRModuleNode::lookup(const std::string& name) const {
 
 std::vector<std::string> IRModuleNode::names() const {
   std::vector<std::string> out;
-  for (auto& e : functions) out.push_back(e.first);
+  for (auto& e : functions)
+    out.push_back(e.first);
   return out;
 }
 
@@ -34,31 +36,37 @@ IRModule withFunction(const IRModule& m, const std::string& name, BaseFunc func)
   bool replaced = false;
   for (auto& e : fs)
     if (e.first == name) {
-      if (sameNode(e.second, func)) return m;
+      if (sameNode(e.second, func))
+        return m;
       e.second = func;
       replaced = true;
     }
-  if (!replaced) fs.emplace_back(name, std::move(func));
+  if (!replaced)
+    fs.emplace_back(name, std::move(func));
   return makeModule(std::move(fs), m->attrs);
 }
 
 IRModule withoutFunction(const IRModule& m, const std::string& name) {
-  if (!m->contains(name)) return m;
+  if (!m->contains(name))
+    return m;
   auto fs = m->functions;
   std::erase_if(fs, [&](const IRModuleNode::Entry& e) { return e.first == name; });
   return makeModule(std::move(fs), m->attrs);
 }
 
 IRModule withAttrs(const IRModule& m, Attrs attrs) {
-  if (attrs == m->attrs) return m;
+  if (attrs == m->attrs)
+    return m;
   return makeModule(m->functions, std::move(attrs));
 }
 
 std::string freshFunctionName(const IRModule& m, const std::string& base) {
-  if (!m->contains(base)) return base;
+  if (!m->contains(base))
+    return base;
   for (int i = 1;; ++i) {
     std::string n = base + "_" + std::to_string(i);
-    if (!m->contains(n)) return n;
+    if (!m->contains(n))
+      return n;
   }
 }
 

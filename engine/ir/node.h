@@ -119,13 +119,10 @@ public:
   Ref(const Ref& o) : p_(o.p_) { inc(); }
   Ref(Ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   template <class U>
-    requires std::is_base_of_v<T, U>
-  Ref(const Ref<U>& o) : p_(o.get()) {
-    inc();
-  }
+  requires std::is_base_of_v<T, U> Ref(const Ref<U>& o) : p_(o.get()) { inc(); }
   template <class U>
-    requires std::is_base_of_v<T, U>
-  Ref(Ref<U>&& o) noexcept : p_(o.release()) {}
+  requires std::is_base_of_v<T, U> Ref(Ref<U>&& o)
+  noexcept : p_(o.release()) {}
   ~Ref() { dec(); }
   Ref& operator=(Ref o) noexcept {
     std::swap(p_, o.p_);
@@ -144,7 +141,8 @@ public:
 
 private:
   void inc() {
-    if (p_) static_cast<const Node*>(p_)->refs_.fetch_add(1, std::memory_order_relaxed);
+    if (p_)
+      static_cast<const Node*>(p_)->refs_.fetch_add(1, std::memory_order_relaxed);
   }
   void dec() {
     if (p_ && static_cast<const Node*>(p_)->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
@@ -167,13 +165,17 @@ template <class T, class... Args> Ref<T> make(Args&&... args) {
 template <class T> bool isa(const Node* n) {
   return n && n->kind() >= T::kFirst && n->kind() <= T::kLast;
 }
-template <class T, class U> bool isa(const Ref<U>& r) { return isa<T>(static_cast<const Node*>(r.get())); }
+template <class T, class U> bool isa(const Ref<U>& r) {
+  return isa<T>(static_cast<const Node*>(r.get()));
+}
 
 /// Checked downcast: null when the node is absent or of another kind.
 template <class T, class U> const T* as(const Ref<U>& r) {
   return isa<T>(r) ? static_cast<const T*>(static_cast<const Node*>(r.get())) : nullptr;
 }
-template <class T> const T* as(const Node* n) { return isa<T>(n) ? static_cast<const T*>(n) : nullptr; }
+template <class T> const T* as(const Node* n) {
+  return isa<T>(n) ? static_cast<const T*>(n) : nullptr;
+}
 
 /// Downcast of the handle itself (shares ownership); null on mismatch.
 template <class T, class U> Ref<T> cast(const Ref<U>& r) {

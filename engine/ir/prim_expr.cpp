@@ -7,10 +7,12 @@
 namespace unity::ir {
 
 static void require(bool ok, const std::string& what) {
-  if (!ok) throw Error("invalid IR: " + what);
+  if (!ok)
+    throw Error("invalid IR: " + what);
 }
 
-IntImm::IntImm(DataType dtype, int64_t value) : PrimExprNode(NodeKind::IntImm, dtype), value(value) {
+IntImm::IntImm(DataType dtype, int64_t value)
+    : PrimExprNode(NodeKind::IntImm, dtype), value(value) {
   require(dtype.isIntegral() || dtype.isBool(), "IntImm of non-integer type " + dtype.str());
 }
 
@@ -27,7 +29,8 @@ static DataType binaryResultType(NodeKind op, const PrimExpr& a, const PrimExpr&
   require(a->dtype == b->dtype, std::string("operands of '") + binaryOpSymbol(op) +
                                     "' differ in type: " + a->dtype.str() + " vs " +
                                     b->dtype.str());
-  if (isComparison(op)) return DataType::Bool(a->dtype.lanes);
+  if (isComparison(op))
+    return DataType::Bool(a->dtype.lanes);
   if (op == NodeKind::And || op == NodeKind::Or) {
     require(a->dtype.isBool(), std::string("logical '") + binaryOpSymbol(op) + "' of non-bool");
     return a->dtype;
@@ -44,29 +47,47 @@ BinaryExpr::BinaryExpr(NodeKind op, PrimExpr a, PrimExpr b)
 
 const char* binaryOpSymbol(NodeKind op) {
   switch (op) {
-  case NodeKind::Add: return "+";
-  case NodeKind::Sub: return "-";
-  case NodeKind::Mul: return "*";
-  case NodeKind::Div: return "/";
-  case NodeKind::FloorDiv: return "//";
-  case NodeKind::FloorMod: return "%";
-  case NodeKind::Min: return "min";
-  case NodeKind::Max: return "max";
-  case NodeKind::EQ: return "==";
-  case NodeKind::NE: return "!=";
-  case NodeKind::LT: return "<";
-  case NodeKind::LE: return "<=";
-  case NodeKind::GT: return ">";
-  case NodeKind::GE: return ">=";
-  case NodeKind::And: return "and";
-  case NodeKind::Or: return "or";
-  default: return "?";
+  case NodeKind::Add:
+    return "+";
+  case NodeKind::Sub:
+    return "-";
+  case NodeKind::Mul:
+    return "*";
+  case NodeKind::Div:
+    return "/";
+  case NodeKind::FloorDiv:
+    return "//";
+  case NodeKind::FloorMod:
+    return "%";
+  case NodeKind::Min:
+    return "min";
+  case NodeKind::Max:
+    return "max";
+  case NodeKind::EQ:
+    return "==";
+  case NodeKind::NE:
+    return "!=";
+  case NodeKind::LT:
+    return "<";
+  case NodeKind::LE:
+    return "<=";
+  case NodeKind::GT:
+    return ">";
+  case NodeKind::GE:
+    return ">=";
+  case NodeKind::And:
+    return "and";
+  case NodeKind::Or:
+    return "or";
+  default:
+    return "?";
   }
 }
 
 bool isComparison(NodeKind op) { return op >= NodeKind::EQ && op <= NodeKind::GE; }
 
-NotExpr::NotExpr(PrimExpr a) : PrimExprNode(NodeKind::Not, a ? a->dtype : DataType()), a(std::move(a)) {
+NotExpr::NotExpr(PrimExpr a)
+    : PrimExprNode(NodeKind::Not, a ? a->dtype : DataType()), a(std::move(a)) {
   require(this->a && this->a->dtype.isBool(), "'not' of non-bool");
 }
 
@@ -75,8 +96,9 @@ Select::Select(PrimExpr cond, PrimExpr t, PrimExpr f)
       t(std::move(t)), f(std::move(f)) {
   require(this->cond && this->t && this->f, "select with a missing operand");
   require(this->cond->dtype.isBool(), "select condition is not bool");
-  require(this->t->dtype == this->f->dtype, "select branches differ in type: " +
-                                                this->t->dtype.str() + " vs " + this->f->dtype.str());
+  require(this->t->dtype == this->f->dtype,
+          "select branches differ in type: " + this->t->dtype.str() + " vs " +
+              this->f->dtype.str());
 }
 
 CastExpr::CastExpr(DataType dtype, PrimExpr value)
@@ -122,7 +144,8 @@ PrimExpr min(PrimExpr a, PrimExpr b) { return binary(NodeKind::Min, a, b); }
 PrimExpr max(PrimExpr a, PrimExpr b) { return binary(NodeKind::Max, a, b); }
 PrimExpr select(PrimExpr c, PrimExpr t, PrimExpr f) { return make<Select>(c, t, f); }
 PrimExpr cast(DataType t, PrimExpr v) {
-  if (v && v->dtype == t) return v;
+  if (v && v->dtype == t)
+    return v;
   return make<CastExpr>(t, std::move(v));
 }
 PrimExpr call(DataType t, std::string op, std::vector<PrimExpr> args) {
@@ -133,8 +156,10 @@ PrimExpr logicalOr(PrimExpr a, PrimExpr b) { return binary(NodeKind::Or, a, b); 
 PrimExpr logicalNot(PrimExpr a) { return make<NotExpr>(std::move(a)); }
 
 PrimExpr makeConst(DataType t, double v) {
-  if (t.isFloat()) return floatImm(v, t);
-  if (t.isBool()) return boolImm(v != 0);
+  if (t.isFloat())
+    return floatImm(v, t);
+  if (t.isBool())
+    return boolImm(v != 0);
   return intImm(static_cast<int64_t>(v), t);
 }
 
@@ -156,7 +181,8 @@ PrimExpr gt(PrimExpr a, PrimExpr b) { return binary(NodeKind::GT, a, b); }
 PrimExpr ge(PrimExpr a, PrimExpr b) { return binary(NodeKind::GE, a, b); }
 
 std::optional<int64_t> asConstInt(const PrimExpr& e) {
-  if (auto* i = as<IntImm>(e)) return i->value;
+  if (auto* i = as<IntImm>(e))
+    return i->value;
   return std::nullopt;
 }
 bool isConstInt(const PrimExpr& e, int64_t v) {

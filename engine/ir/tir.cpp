@@ -5,7 +5,8 @@
 namespace unity::ir {
 
 static void require(bool ok, const std::string& what) {
-  if (!ok) throw Error("invalid IR: " + what);
+  if (!ok)
+    throw Error("invalid IR: " + what);
 }
 
 Buffer::Buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope)
@@ -31,16 +32,20 @@ BufferStore::BufferStore(BufferRef buffer, PrimExpr value, std::vector<PrimExpr>
               std::to_string(this->indices.size()) + " indices for " +
               std::to_string(this->buffer->ndim()) + " dimensions");
   require(this->value->dtype.element() == this->buffer->dtype.element(),
-          "store of " + this->value->dtype.str() + " into buffer '" + this->buffer->name +
-              "' of " + this->buffer->dtype.str());
+          "store of " + this->value->dtype.str() + " into buffer '" + this->buffer->name + "' of " +
+              this->buffer->dtype.str());
 }
 
 const char* forKindName(ForKind k) {
   switch (k) {
-  case ForKind::Serial: return "serial";
-  case ForKind::Parallel: return "parallel";
-  case ForKind::Vectorized: return "vectorized";
-  case ForKind::Unrolled: return "unroll";
+  case ForKind::Serial:
+    return "serial";
+  case ForKind::Parallel:
+    return "parallel";
+  case ForKind::Vectorized:
+    return "vectorized";
+  case ForKind::Unrolled:
+    return "unroll";
   }
   return "?";
 }
@@ -53,8 +58,8 @@ For::For(Ref<PrimVar> var, PrimExpr min, PrimExpr extent, ForKind forKind, Stmt 
 }
 
 Block::Block(std::string name, std::vector<IterVar> iters, std::vector<PrimExpr> bindings,
-             std::vector<BufferRegion> reads, std::vector<BufferRegion> writes, Stmt init, Stmt body,
-             std::vector<BufferRef> allocs, PrimExpr predicate, Attrs annotations)
+             std::vector<BufferRegion> reads, std::vector<BufferRegion> writes, Stmt init,
+             Stmt body, std::vector<BufferRef> allocs, PrimExpr predicate, Attrs annotations)
     : StmtNode(NodeKind::Block), name(std::move(name)), iters(std::move(iters)),
       bindings(std::move(bindings)), reads(std::move(reads)), writes(std::move(writes)),
       init(std::move(init)), body(std::move(body)), allocs(std::move(allocs)),
@@ -82,11 +87,13 @@ IfThenElse::IfThenElse(PrimExpr cond, Stmt then, Stmt otherwise)
 }
 
 SeqStmt::SeqStmt(std::vector<Stmt> seq) : StmtNode(NodeKind::SeqStmt), seq(std::move(seq)) {
-  for (auto& s : this->seq) require(s != nullptr, "sequence with a missing statement");
+  for (auto& s : this->seq)
+    require(s != nullptr, "sequence with a missing statement");
 }
 
 Stmt seqStmt(std::vector<Stmt> seq) {
-  if (seq.size() == 1) return seq[0];
+  if (seq.size() == 1)
+    return seq[0];
   return make<SeqStmt>(std::move(seq));
 }
 

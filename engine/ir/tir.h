@@ -15,7 +15,8 @@ namespace unity::ir {
 class Buffer : public Node {
 public:
   static constexpr NodeKind kFirst = NodeKind::Buffer, kLast = NodeKind::Buffer;
-  Buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope = "global");
+  Buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape,
+         std::string scope = "global");
   const std::string name;
   const DataType dtype;
   const std::vector<PrimExpr> shape;
@@ -58,7 +59,8 @@ const char* forKindName(ForKind k); // "serial", "parallel", "vectorized", "unro
 class For : public StmtNode {
 public:
   static constexpr NodeKind kFirst = NodeKind::For, kLast = NodeKind::For;
-  For(Ref<PrimVar> var, PrimExpr min, PrimExpr extent, ForKind forKind, Stmt body, Attrs annotations = {});
+  For(Ref<PrimVar> var, PrimExpr min, PrimExpr extent, ForKind forKind, Stmt body,
+      Attrs annotations = {});
   const Ref<PrimVar> var;
   const PrimExpr min, extent;
   const ForKind forKind;
@@ -147,8 +149,8 @@ class PrimFunc : public BaseFuncNode {
 public:
   static constexpr NodeKind kFirst = NodeKind::PrimFunc, kLast = NodeKind::PrimFunc;
   struct Param {
-    BufferRef buffer;      // either a buffer ...
-    Ref<PrimVar> scalar;   // ... or a scalar
+    BufferRef buffer;    // either a buffer ...
+    Ref<PrimVar> scalar; // ... or a scalar
   };
   PrimFunc(std::vector<Param> params, Stmt body, Attrs attrs = {});
   const std::vector<Param> params;

@@ -5,14 +5,17 @@
 namespace unity {
 
 std::string SourceLoc::str() const {
-  if (!known()) return file;
-  if (column > 0) return fmt::format("{}:{}:{}", file, line, column);
+  if (!known())
+    return file;
+  if (column > 0)
+    return fmt::format("{}:{}:{}", file, line, column);
   return fmt::format("{}:{}", file, line);
 }
 
 static std::string render(const SourceLoc& loc, const std::string& msg, const std::string& src) {
   std::string out;
-  if (!loc.file.empty() || loc.known()) out = loc.str() + ": ";
+  if (!loc.file.empty() || loc.known())
+    out = loc.str() + ": ";
   out += "error: " + msg;
   if (!src.empty()) {
     out += "\n" + src;

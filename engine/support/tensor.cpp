@@ -6,15 +6,18 @@
 
 namespace unity {
 
-Tensor::Tensor(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DataType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_)
-    if (d < 0) throw Error("tensor shape " + shapeStr(shape_) + " has a negative dimension");
+    if (d < 0)
+      throw Error("tensor shape " + shapeStr(shape_) + " has a negative dimension");
   storage_ = std::make_shared<std::vector<std::byte>>(nbytes());
 }
 
 int64_t Tensor::numel() const {
   int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
+  for (int64_t d : shape_)
+    n *= d;
   return n;
 }
 
@@ -25,27 +28,39 @@ double Tensor::getDouble(int64_t i) const {
   using C = DataType::Code;
   switch (dtype_.code) {
   case C::Float:
-    if (dtype_.bits == 64) return at<double>(p, i);
-    if (dtype_.bits == 32) return at<float>(p, i);
+    if (dtype_.bits == 64)
+      return at<double>(p, i);
+    if (dtype_.bits == 32)
+      return at<float>(p, i);
     break;
   case C::Int:
     switch (dtype_.bits) {
-    case 8: return at<int8_t>(p, i);
-    case 16: return at<int16_t>(p, i);
-    case 32: return at<int32_t>(p, i);
-    case 64: return static_cast<double>(at<int64_t>(p, i));
+    case 8:
+      return at<int8_t>(p, i);
+    case 16:
+      return at<int16_t>(p, i);
+    case 32:
+      return at<int32_t>(p, i);
+    case 64:
+      return static_cast<double>(at<int64_t>(p, i));
     }
     break;
   case C::UInt:
     switch (dtype_.bits) {
-    case 8: return at<uint8_t>(p, i);
-    case 16: return at<uint16_t>(p, i);
-    case 32: return at<uint32_t>(p, i);
-    case 64: return static_cast<double>(at<uint64_t>(p, i));
+    case 8:
+      return at<uint8_t>(p, i);
+    case 16:
+      return at<uint16_t>(p, i);
+    case 32:
+      return at<uint32_t>(p, i);
+    case 64:
+      return static_cast<double>(at<uint64_t>(p, i));
     }
     break;
-  case C::Bool: return at<uint8_t>(p, i) ? 1.0 : 0.0;
-  default: break;
+  case C::Bool:
+    return at<uint8_t>(p, i) ? 1.0 : 0.0;
+  default:
+    break;
   }
   throw Error("tensor element access not supported for dtype " + dtype_.str());
 }
@@ -57,34 +72,47 @@ void Tensor::setDouble(int64_t i, double v) {
   using C = DataType::Code;
   switch (dtype_.code) {
   case C::Float:
-    if (dtype_.bits == 64) return put<double>(p, i, v);
-    if (dtype_.bits == 32) return put<float>(p, i, static_cast<float>(v));
+    if (dtype_.bits == 64)
+      return put<double>(p, i, v);
+    if (dtype_.bits == 32)
+      return put<float>(p, i, static_cast<float>(v));
     break;
   case C::Int:
     switch (dtype_.bits) {
-    case 8: return put<int8_t>(p, i, static_cast<int8_t>(v));
-    case 16: return put<int16_t>(p, i, static_cast<int16_t>(v));
-    case 32: return put<int32_t>(p, i, static_cast<int32_t>(v));
-    case 64: return put<int64_t>(p, i, static_cast<int64_t>(v));
+    case 8:
+      return put<int8_t>(p, i, static_cast<int8_t>(v));
+    case 16:
+      return put<int16_t>(p, i, static_cast<int16_t>(v));
+    case 32:
+      return put<int32_t>(p, i, static_cast<int32_t>(v));
+    case 64:
+      return put<int64_t>(p, i, static_cast<int64_t>(v));
     }
     break;
   case C::UInt:
     switch (dtype_.bits) {
-    case 8: return put<uint8_t>(p, i, static_cast<uint8_t>(v));
-    case 16: return put<uint16_t>(p, i, static_cast<uint16_t>(v));
-    case 32: return put<uint32_t>(p, i, static_cast<uint32_t>(v));
-    case 64: return put<uint64_t>(p, i, static_cast<uint64_t>(v));
+    case 8:
+      return put<uint8_t>(p, i, static_cast<uint8_t>(v));
+    case 16:
+      return put<uint16_t>(p, i, static_cast<uint16_t>(v));
+    case 32:
+      return put<uint32_t>(p, i, static_cast<uint32_t>(v));
+    case 64:
+      return put<uint64_t>(p, i, static_cast<uint64_t>(v));
     }
     break;
-  case C::Bool: return put<uint8_t>(p, i, v != 0.0);
-  default: break;
+  case C::Bool:
+    return put<uint8_t>(p, i, v != 0.0);
+  default:
+    break;
   }
   throw Error("tensor element access not supported for dtype " + dtype_.str());
 }
 
 Tensor Tensor::clone() const {
   Tensor t(dtype_, shape_);
-  if (nbytes()) std::memcpy(t.mutableData(), data(), nbytes());
+  if (nbytes())
+    std::memcpy(t.mutableData(), data(), nbytes());
   return t;
 }
 
@@ -101,13 +129,15 @@ Tensor Tensor::fromFloats(std::vector<int64_t> shape, std::span<const float> val
   if (static_cast<size_t>(t.numel()) != values.size())
     throw Error("fromFloats: " + std::to_string(values.size()) + " values for shape " +
                 shapeStr(t.shape()));
-  if (!values.empty()) std::memcpy(t.mutableData(), values.data(), values.size_bytes());
+  if (!values.empty())
+    std::memcpy(t.mutableData(), values.data(), values.size_bytes());
   return t;
 }
 
 std::string Tensor::shapeStr(const std::vector<int64_t>& shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 

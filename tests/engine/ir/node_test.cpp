@@ -43,9 +43,9 @@ TEST(Node, ConstructorsValidate) {
 TEST(Mutator, UnchangedTreeIsReturnedAsTheSameNode) {
   auto i = primVar("i");
   auto buf = makeBuffer("A", DataType::Float32(), {intImm(8)});
-  Stmt body = make<BufferStore>(buf, make<BufferLoad>(buf, std::vector<PrimExpr>{PrimExpr(i)}) +
-                                         floatImm(1.0),
-                                std::vector<PrimExpr>{PrimExpr(i)});
+  Stmt body = make<BufferStore>(
+      buf, make<BufferLoad>(buf, std::vector<PrimExpr>{PrimExpr(i)}) + floatImm(1.0),
+      std::vector<PrimExpr>{PrimExpr(i)});
   Stmt loop = make<For>(i, intImm(0), intImm(8), ForKind::Serial, body);
   StmtMutator identity;
   EXPECT_TRUE(sameNode(identity.mutate(loop), loop));
