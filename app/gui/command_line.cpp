@@ -1,0 +1,100 @@
+#include "app/gui/command_line.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+#include <cstdlib>
+
+namespace lowerscope {
+
+namespace {
+// Smaller windows cannot lay out the docks; larger ones are a typo.
+constexpr int kMinExtent = 320;
+constexpr int kMaxExtent = 16384;
+} // namespace
+
+QSize parseSize(const QString& text) {
+  static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX](\\d{1,5})$"));
+  const QRegularExpressionMatch m = pattern.match(text.trimmed());
+  if (!m.hasMatch())
+    return {};
+  const int w = m.captured(1).toInt();
+  const int h = m.captured(2).toInt();
+  if (w < kMinExtent || h < kMinExtent || w > kMaxExtent || h > kMaxExtent)
+    return {};
+  return {w, h};
+}
+
+CommandLine parseCommandLine(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Lowerscope: IR explorer and tuning workbench for the unity compiler."));
+  const QCommandLineOption helpOption = parser.addHelpOption();
+  const QCommandLineOption versionOption = parser.addVersionOption();
+  const QCommandLineOption openOption(QStringLiteral("open"),
+                                      QStringLiteral("Open FILE (text IR or ONNX) at start."),
+                                      QStringLiteral("FILE"));
+  const QCommandLineOption screenshotOption(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Render the main window offscreen to FILE.png and exit."),
+      QStringLiteral("FILE.png"));
+  const QCommandLineOption sizeOption(QStringLiteral("size"),
+                                      QStringLiteral("Window size, e.g. 1400x900 (default)."),
+                                      QStringLiteral("WxH"));
+  parser.addOption(openOption);
+  parser.addOption(screenshotOption);
+  parser.addOption(sizeOption);
+
+  CommandLine result;
+  if (!parser.parse(arguments)) {
+    result.action = CommandLine::Action::Error;
+    result.text = parser.errorText();
+    return result;
+  }
+  if (parser.isSet(helpOption) || parser.isSet(QStringLiteral("help-all"))) {
+    result.action = CommandLine::Action::ShowHelp;
+    result.text = parser.helpText();
+    return result;
+  }
+  if (parser.isSet(versionOption)) {
+    result.action = CommandLine::Action::ShowVersion;
+    return result;
+  }
+  if (!parser.positionalArguments().isEmpty()) {
+    result.action = CommandLine::Action::Error;
+    result.text = QStringLiteral("unexpected argument '%1' (use --open FILE)")
+                      .arg(parser.positionalArguments().first());
+    return result;
+  }
+  result.options.openFile = parser.value(openOption);
+  result.options.screenshotPath = parser.value(screenshotOption);
+  if (parser.isSet(screenshotOption) && result.options.screenshotPath.isEmpty()) {
+    result.action = CommandLine::Action::Error;
+    result.text = QStringLiteral("--screenshot needs a file name");
+    return result;
+  }
+  if (parser.isSet(sizeOption)) {
+    result.options.size = parseSize(parser.value(sizeOption));
+    if (!result.options.size.isValid()) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("invalid --size '%1': expected WIDTHxHEIGHT between %2 and %3, "
+                                   "e.g. 1400x900")
+                        .arg(parser.value(sizeOption))
+                        .arg(kMinExtent)
+                        .arg(kMaxExtent);
+      return result;
+    }
+  }
+  return result;
+}
+
+bool hasDisplay() {
+  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0')
+      return true;
+  }
+  return false;
+}
+
+} // namespace lowerscope

@@ -1,0 +1,37 @@
+#pragma once
+// Command line of the lowerscope executable:
+//   lowerscope [--open FILE] [--screenshot FILE.png] [--size WxH]
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace lowerscope {
+
+struct GuiOptions {
+  QString openFile;       // --open: model to open at start
+  QString screenshotPath; // --screenshot: render the window to this PNG and exit
+  QSize size;             // --size: window size; invalid when not given
+};
+
+struct CommandLine {
+  enum class Action { Run, ShowHelp, ShowVersion, Error };
+  Action action = Action::Run;
+  GuiOptions options;
+  QString text; // help text, or the error message for Action::Error
+};
+
+/// Parses `arguments` (argv as strings, program name first). Qt's own options
+/// (-platform, -style, ...) must already have been removed, as
+/// QApplication::arguments() does.
+CommandLine parseCommandLine(const QStringList& arguments);
+
+/// Parses "WIDTHxHEIGHT" (e.g. "1400x900"); an invalid QSize on error.
+QSize parseSize(const QString& text);
+
+/// False when the process has nowhere to show a window: neither DISPLAY nor
+/// WAYLAND_DISPLAY nor an explicit QT_QPA_PLATFORM is set. main() then uses
+/// Qt's offscreen platform, so --help, --version and --screenshot still work
+/// and a plain start can say why it cannot run instead of aborting in Qt.
+bool hasDisplay();
+
+} // namespace lowerscope
