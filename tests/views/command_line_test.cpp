@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include "app/gui/command_line.h"
+
+using lowerscope::CommandLine;
+using lowerscope::parseCommandLine;
+using lowerscope::parseSize;
+using Action = CommandLine::Action;
+
+TEST(CommandLine, NoArgumentsRunsWithDefaults) {
+  const CommandLine cl = parseCommandLine({"lowerscope"});
+  EXPECT_EQ(cl.action, Action::Run);
+  EXPECT_TRUE(cl.options.openFile.isEmpty());
+  EXPECT_TRUE(cl.options.screenshotPath.isEmpty());
+  EXPECT_FALSE(cl.options.size.isValid());
+}
+
+TEST(CommandLine, OpenScreenshotAndSize) {
+  const CommandLine cl = parseCommandLine(
+      {"lowerscope", "--open", "m.uir", "--screenshot", "out.png", "--size", "1024x768"});
+  ASSERT_EQ(cl.action, Action::Run) << cl.text.toStdString();
+  EXPECT_EQ(cl.options.openFile, "m.uir");
+  EXPECT_EQ(cl.options.screenshotPath, "out.png");
+  EXPECT_EQ(cl.options.size, QSize(1024, 768));
+}
+
+TEST(CommandLine, EqualsFormWorksToo) {
+  const CommandLine cl = parseCommandLine({"lowerscope", "--screenshot=a.png", "--size=800x600"});
+  ASSERT_EQ(cl.action, Action::Run);
+  EXPECT_EQ(cl.options.screenshotPath, "a.png");
+  EXPECT_EQ(cl.options.size, QSize(800, 600));
+}
+
+TEST(CommandLine, HelpAndVersion) {
+  const CommandLine help = parseCommandLine({"lowerscope", "--help"});
+  EXPECT_EQ(help.action, Action::ShowHelp);
+  EXPECT_TRUE(help.text.contains("--screenshot"));
+  EXPECT_TRUE(help.text.contains("--open"));
+  EXPECT_TRUE(help.text.contains("--size"));
+  EXPECT_EQ(parseCommandLine({"lowerscope", "--version"}).action, Action::ShowVersion);
+}
+
+TEST(CommandLine, ErrorsAreReported) {
+  const CommandLine unknown = parseCommandLine({"lowerscope", "--bogus"});
+  EXPECT_EQ(unknown.action, Action::Error);
+  EXPECT_TRUE(unknown.text.contains("bogus"));
+
+  const CommandLine missingValue = parseCommandLine({"lowerscope", "--open"});
+  EXPECT_EQ(missingValue.action, Action::Error);
+
+  const CommandLine badSize = parseCommandLine({"lowerscope", "--size", "big"});
+  EXPECT_EQ(badSize.action, Action::Error);
+  EXPECT_TRUE(badSize.text.contains("WIDTHxHEIGHT"));
+
+  const CommandLine positional = parseCommandLine({"lowerscope", "m.uir"});
+  EXPECT_EQ(positional.action, Action::Error);
+  EXPECT_TRUE(positional.text.contains("--open"));
+}
+
+TEST(CommandLine, SizeParsing) {
+  EXPECT_EQ(parseSize("1400x900"), QSize(1400, 900));
+  EXPECT_EQ(parseSize(" 640X480 "), QSize(640, 480));
+  EXPECT_FALSE(parseSize("1400").isValid());
+  EXPECT_FALSE(parseSize("1400x").isValid());
+  EXPECT_FALSE(parseSize("-5x10").isValid());
+  EXPECT_FALSE(parseSize("10x10").isValid());     // too small to lay out
+  EXPECT_FALSE(parseSize("99999x900").isValid()); // beyond any screen
+}

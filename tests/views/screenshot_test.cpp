@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "app/gui/main_window.h"
+#include "app/gui/screenshot.h"
+
+#include <QImage>
+#include <QSet>
+#include <QTemporaryDir>
+
+namespace {
+
+// Distinct colours, stopping early: a rendered window has hundreds, a blank or
+// failed rendering one or two.
+int distinctColours(const QImage& image, int enough) {
+  QSet<QRgb> seen;
+  for (int y = 0; y < image.height(); y += 3)
+    for (int x = 0; x < image.width(); x += 3) {
+      seen.insert(image.pixel(x, y));
+      if (seen.size() >= enough)
+        return enough;
+    }
+  return seen.size();
+}
+
+} // namespace
+
+TEST(Screenshot, WritesANonBlankPngOfTheRequestedSize) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("window.png");
+  lowerscope::MainWindow w;
+  QString error;
+  ASSERT_TRUE(lowerscope::writeScreenshot(w, QSize(1100, 720), path, &error))
+      << error.toStdString();
+
+  QImage image;
+  ASSERT_TRUE(image.load(path, "PNG"));
+  EXPECT_EQ(image.size(), QSize(1100, 720));
+  EXPECT_GE(distinctColours(image, 16), 16) << "the screenshot is (nearly) a single colour";
+}
+
+TEST(Screenshot, DefaultSizeIs1400x900) {
+  lowerscope::MainWindow w;
+  const QImage image = lowerscope::renderWindow(w, lowerscope::MainWindow::kDefaultSize);
+  EXPECT_EQ(image.size(), QSize(1400, 900));
+  EXPECT_GE(distinctColours(image, 16), 16);
+}
+
+TEST(Screenshot, ReportsAnUnwritablePath) {
+  QTemporaryDir dir;
+  lowerscope::MainWindow w;
+  QString error;
+  EXPECT_FALSE(
+      lowerscope::writeScreenshot(w, QSize(800, 600), dir.filePath("no/such/dir/x.png"), &error));
+  EXPECT_FALSE(error.isEmpty());
+}
