@@ -2,27 +2,12 @@
 
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
+#include "tests/views/image_checks.h"
 
 #include <QImage>
-#include <QSet>
 #include <QTemporaryDir>
 
-namespace {
-
-// Distinct colours, stopping early: a rendered window has hundreds, a blank or
-// failed rendering one or two.
-int distinctColours(const QImage& image, int enough) {
-  QSet<QRgb> seen;
-  for (int y = 0; y < image.height(); y += 3)
-    for (int x = 0; x < image.width(); x += 3) {
-      seen.insert(image.pixel(x, y));
-      if (seen.size() >= enough)
-        return enough;
-    }
-  return seen.size();
-}
-
-} // namespace
+using lowerscope::test::distinctColours;
 
 TEST(Screenshot, WritesANonBlankPngOfTheRequestedSize) {
   QTemporaryDir dir;
