@@ -138,3 +138,41 @@ TEST(PassRegistry, UnknownPassIsAnErrorListingKnownPasses) {
     EXPECT_NE(msg.find("DeadCodeElimination"), std::string::npos);
   }
 }
+
+#include "engine/transform/record.h"
+
+TEST(RecordingInstrument, RecordsBeforeAfterTimingNestingAndChangedFlag) {
+  auto rec = std::make_shared<RecordingInstrument>();
+  PassContext ctx;
+  ctx.instruments.push_back(rec);
+  IRModule m = sampleModule();
+  auto pipeline = makePipeline(
+      "cleanup", {"CanonicalizeBindings", "DeadCodeElimination", "DeadCodeElimination"});
+  IRModule out = (*pipeline)(m, ctx);
+  auto rs = rec->records();
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_EQ(rs[0].name, "cleanup");
+  EXPECT_EQ(rs[0].parent, -1);
+  EXPECT_EQ(rs[1].parent, 0);
+  EXPECT_EQ(rs[1].depth, 1);
+  EXPECT_TRUE(rs[1].changed);  // alias removed
+  EXPECT_TRUE(rs[2].changed);  // dead binding and function removed
+  EXPECT_FALSE(rs[3].changed); // second DCE finds nothing
+  EXPECT_TRUE(sameNode(rs[3].before, rs[3].after));
+  EXPECT_TRUE(sameNode(rs[0].before, m));
+  EXPECT_TRUE(sameNode(rs[0].after, out));
+  for (auto& r : rs) {
+    EXPECT_TRUE(r.finished);
+    EXPECT_GE(r.ms, 0.0);
+  }
+  // Records share unchanged functions with the input rather than copying.
+  EXPECT_TRUE(sameNode(rs[1].after->lookup("fused_unused"), m->lookup("fused_unused")));
+  EXPECT_EQ(rec->leafRecords().size(), 3u);
+}
+
+TEST(RecordingInstrument, RebuiltButEqualModuleCountsAsUnchanged) {
+  IRModule m = sampleModule();
+  IRModule copy = makeModule(m->functions, m->attrs); // new node, same content
+  EXPECT_FALSE(moduleChanged(m, copy));
+  EXPECT_TRUE(moduleChanged(m, deadCodeElimination(m)));
+}
