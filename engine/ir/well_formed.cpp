@@ -10,9 +10,12 @@
 // defined at all. Each undefined variable is reported once per function so
 // one mistake does not flood the report. The walk never throws: every
 // problem becomes a WellFormedIssue naming the function and the variable,
-// binding or block concerned.
+// binding or block concerned. Symbolic shape variables of the graph level
+// are function-wide: defined by the parameters' struct info and match_cast
+// patterns, used by every other struct info, shape and prim value.
 #include "engine/ir/well_formed.h"
 
+#include <functional>
 #include <unordered_set>
 
 #include "engine/ir/functor.h"
@@ -60,6 +63,32 @@ std::string describe(const Expr& e) {
 
 // ---------------------------------------------------------------- graph level
 
+/// Calls fn on every PrimVar occurrence in s. Function signatures (FuncSInfo)
+/// bind their own variables and are skipped.
+void forEachPrimVar(const StructInfo& s, const std::function<void(const PrimVar*)>& fn) {
+  auto prim = [&](const PrimExpr& e) {
+    walkPrimExpr(e, [&](const PrimExpr& x) {
+      if (auto* v = as<PrimVar>(x))
+        fn(v);
+    });
+  };
+  if (auto* t = as<TensorSInfo>(s)) {
+    if (t->shape)
+      for (auto& d : *t->shape)
+        prim(d);
+  } else if (auto* sh = as<ShapeSInfo>(s)) {
+    if (sh->values)
+      for (auto& d : *sh->values)
+        prim(d);
+  } else if (auto* p = as<PrimSInfo>(s)) {
+    if (p->value)
+      prim(p->value);
+  } else if (auto* tu = as<TupleSInfo>(s)) {
+    for (auto& f : tu->fields)
+      forEachPrimVar(f, fn);
+  }
+}
+
 class GraphChecker {
 public:
   GraphChecker(const IRModuleNode& m, std::string fname, std::vector<WellFormedIssue>& out)
@@ -98,6 +127,19 @@ private:
     collect.visit(f->body);
   }
 
+  /// Symbolic shape variables are defined by the parameters' struct info and
+  /// by match_cast patterns, for the whole function; any other mention is a use.
+  void defineShapeVars(const StructInfo& s) {
+    forEachPrimVar(s, [&](const PrimVar* v) { shapeVars_.insert(v); });
+  }
+  void useShapeVars(const StructInfo& s) {
+    forEachPrimVar(s, [&](const PrimVar* v) {
+      if (!shapeVars_.count(v) && reportedShapeVars_.insert(v).second)
+        report("shape variable '" + v->name +
+               "' is not defined (by a parameter's struct info or a match_cast pattern)");
+    });
+  }
+
   void define(const Var& v, bool inDataflowBlock) {
     if (defined_.count(v.get()))
       report("variable '" + v->name + "' is defined more than once");
@@ -105,6 +147,7 @@ private:
       report("dataflow variable '" + v->name + "' is bound outside a dataflow block");
     if (!v->sinfo)
       report("variable '" + v->name + "' has no struct info (module not normalized)");
+    useShapeVars(v->sinfo);
     defined_.insert(v.get());
     scope_.add(v.get());
   }
@@ -129,9 +172,12 @@ private:
 
   void function(const Function* f) {
     size_t mark = scope_.mark();
-    for (auto& p : f->params)
+    for (auto& p : f->params) {
+      defineShapeVars(p->sinfo);
       define(p, false);
+    }
     std::string outer = std::exchange(binding_, "");
+    useShapeVars(f->retSInfo);
     expr(f->body);
     binding_ = outer;
     scope_.popTo(mark);
@@ -162,6 +208,8 @@ private:
     }
     for (size_t i = first; i < c->args.size(); ++i)
       expr(c->args[i]);
+    for (auto& s : c->sinfoArgs)
+      useShapeVars(s);
   }
 
   void expr(const Expr& e) {
@@ -171,6 +219,8 @@ private:
         isa<VarNode>(e) || isa<GlobalVar>(e) || isa<PrimFunc>(e) || isa<ExternFunc>(e);
     if (!sinfoExempt && !e->sinfo)
       report(describe(e) + " has no struct info (module not normalized)");
+    if (!sinfoExempt)
+      useShapeVars(e->sinfo);
     switch (e->kind()) {
     case NodeKind::Var:
     case NodeKind::DataflowVar:
@@ -218,6 +268,8 @@ private:
       binding_ = x->var ? x->var->name : "?";
       span_ = x->span;
       expr(x->value);
+      if (auto* mc = as<MatchCast>(x))
+        defineShapeVars(mc->pattern);
       define(x->var, b->dataflow);
     }
     binding_ = outerBinding;
@@ -236,6 +288,7 @@ private:
   std::vector<WellFormedIssue>& out_;
   Scope<VarNode> scope_;
   std::unordered_set<const VarNode*> bound_, defined_, ended_, reported_;
+  std::unordered_set<const PrimVar*> shapeVars_, reportedShapeVars_;
   std::string binding_; // the binding being checked, for messages
   Span span_;
 };

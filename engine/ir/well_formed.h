@@ -8,7 +8,9 @@
 // are bound only in dataflow blocks and used only inside them; every
 // expression has struct info (the module is normalized); GlobalVars name
 // functions of the module; call_tir's first argument is a GlobalVar naming a
-// PrimFunc, and PrimFuncs are reached only through call_tir.
+// PrimFunc, and PrimFuncs are reached only through call_tir; symbolic shape
+// variables are defined by a parameter's struct info or a match_cast pattern
+// before other struct info mentions them.
 // Tensor level (PrimFunc): every PrimVar used is a scalar parameter, occurs
 // in a parameter buffer's shape, or is a loop, block iteration or let
 // variable in scope (and is not redefined while in scope); every buffer used

@@ -203,3 +203,29 @@ TEST(WellFormed, EveryFunctionIsChecked) {
   EXPECT_EQ(issues[0].function, "f1");
   EXPECT_EQ(issues[1].function, "f2");
 }
+
+TEST(WellFormed, UndefinedShapeVariableIsReportedOnce) {
+  auto m = primVar("m");
+  StructInfo sm = tensorSInfo(DataType::Float32(), std::vector<PrimExpr>{m});
+  Var x = makeVar("x", t4()), y = makeVar("y", sm);
+  Expr call = make<Call>(opRef("add"), std::vector<Expr>{x, x}, Attrs{}, std::vector<StructInfo>{},
+                         sm); // both the call and y mention m
+  expectOneIssue(moduleWithMain(x, {make<VarBinding>(y, call)}, x, false), "main",
+                 {"shape variable 'm'", "not defined"});
+}
+
+TEST(WellFormed, MatchCastDefinesShapeVariables) {
+  auto m = primVar("m");
+  StructInfo sm = tensorSInfo(DataType::Float32(), std::vector<PrimExpr>{m});
+  Var x = makeVar("x", tensorSInfo(DataType::Float32(), 1));
+  Var y = makeVar("y", sm), z = makeVar("z", sm);
+  Expr sum =
+      make<Call>(opRef("add"), std::vector<Expr>{y, y}, Attrs{}, std::vector<StructInfo>{}, sm);
+  IRModule ok = moduleWithMain(x, {make<MatchCast>(y, x, sm), make<VarBinding>(z, sum)}, z, false);
+  EXPECT_TRUE(checkWellFormed(ok).empty()) << allIssues(checkWellFormed(ok));
+
+  // Without the match_cast, m comes from nowhere.
+  Var w = makeVar("w", sm);
+  IRModule bad = moduleWithMain(x, {make<VarBinding>(w, x)}, w, false);
+  expectOneIssue(bad, "main", {"shape variable 'm'"});
+}
