@@ -99,6 +99,9 @@ void checkAgrees(arith::Analyzer& an, const PrimExpr& e, const Ref<PrimVar>& x,
                  const Ref<PrimVar>& y, int xlo, int xhi, int ylo, int yhi) {
   PrimExpr s = an.simplify(e);
   ASSERT_EQ(s->dtype, e->dtype);
+  // The result is a fixed point: simplifying it again changes nothing.
+  EXPECT_TRUE(sameNode(an.simplify(s), s))
+      << "not idempotent:\n  " << print(s) << "\n  " << print(an.simplify(s));
   for (int xv = xlo; xv <= xhi; ++xv)
     for (int yv = ylo; yv <= yhi; ++yv) {
       std::map<const PrimVar*, int64_t> env{{x.get(), xv}, {y.get(), yv}};
