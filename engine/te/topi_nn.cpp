@@ -1,0 +1,348 @@
+// Matrix products, convolutions and pooling.
+//
+// Convolutions follow TVM's topi: the input is padded into an intermediate
+// "pad_temp" (only when there is padding), then one reduction over input
+// channels (per group) and kernel taps reads it at
+// y * stride + ky * dilation. Output extents are
+// (in + pad_begin + pad_end - dilation * (k - 1) - 1) floordiv stride + 1,
+// simplified so constant shapes stay constants. The transposed convolution
+// is written directly as a gather: output y receives input iy when
+// y + pad_begin - ky * dilation == iy * stride, a Select with a clamped index.
+#include "engine/te/topi_util.h"
+
+namespace unity::te::topi {
+
+using namespace ir;
+using namespace detail;
+
+namespace {
+
+void checkSameDim(const PrimExpr& a, const PrimExpr& b, const std::string& op,
+                  const std::string& what) {
+  auto ca = asConstInt(a), cb = asConstInt(b);
+  if (ca && cb && *ca != *cb)
+    fail(op, what + " differ: " + std::to_string(*ca) + " vs " + std::to_string(*cb));
+  // A constant against a symbolic dim is accepted (the symbol is assumed equal).
+  if (!ca && !cb && !arith::provablyEqual(a, b))
+    fail(op, what + " are unrelated symbolic dims");
+}
+
+/// The index into a tensor with batch dims `shape` (right-aligned within the
+/// output's batch index), broadcasting dims of constant size 1.
+std::vector<PrimExpr> batchIndex(const std::vector<PrimExpr>& shape,
+                                 const std::vector<PrimExpr>& outBatch) {
+  std::vector<PrimExpr> idx;
+  size_t offset = outBatch.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d)
+    idx.push_back(isConstInt(shape[d], 1) ? intImm(0, outBatch[offset + d]->dtype)
+                                          : outBatch[offset + d]);
+  return idx;
+}
+
+std::vector<int64_t> expandPadding(std::vector<int64_t> p, size_t spatial, const std::string& op) {
+  if (p.size() == spatial)
+    p.insert(p.end(), p.begin(), p.end());
+  if (p.size() != 2 * spatial)
+    fail(op, "padding needs " + std::to_string(spatial) + " or " + std::to_string(2 * spatial) +
+                 " values");
+  for (int64_t v : p)
+    if (v < 0)
+      fail(op, "negative padding " + std::to_string(v));
+  return p;
+}
+
+void requirePositive(const std::vector<int64_t>& v, size_t n, const std::string& op,
+                     const char* what) {
+  if (v.size() != n)
+    fail(op, std::string(what) + " needs " + std::to_string(n) + " values");
+  for (int64_t x : v)
+    if (x < 1)
+      fail(op, std::string(what) + " must be positive, got " + std::to_string(x));
+}
+
+PrimExpr outExtent(const PrimExpr& in, int64_t padBegin, int64_t padEnd, int64_t dilation,
+                   const PrimExpr& k, int64_t stride, const std::string& op) {
+  PrimExpr e = simp(floordiv(in + (padBegin + padEnd) - dilation * (k - 1) - 1, i64(stride)) + 1);
+  if (auto c = asConstInt(e); c && *c < 1)
+    fail(op, "the output would be empty (extent " + std::to_string(*c) + ")");
+  return e;
+}
+
+/// Spatial convolution over the trailing `s` dims: data [N, C, *S], weight [O, C/g, *K].
+Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<int64_t> strides,
+              std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups,
+              const std::string& name) {
+  requireDefined(data, name, "data");
+  requireDefined(weight, name, "weight");
+  if (data.ndim() != int(2 + s) || weight.ndim() != int(2 + s))
+    fail(name, "expects rank-" + std::to_string(2 + s) + " data and weight, got " +
+                   shapeStr(data.shape()) + " and " + shapeStr(weight.shape()));
+  if (!(data.dtype() == weight.dtype()))
+    fail(name, "data and weight dtypes differ");
+  requirePositive(strides, s, name, "strides");
+  requirePositive(dilation, s, name, "dilation");
+  padding = expandPadding(padding, s, name);
+  if (groups < 1)
+    fail(name, "groups must be positive");
+  const PrimExpr &C = data.shape()[1], &O = weight.shape()[0], &Cg = weight.shape()[1];
+  checkSameDim(C, simp(Cg * groups), name, "input channels and weight channels * groups");
+  if (auto o = asConstInt(O); o && *o % groups != 0)
+    fail(name, "output channels " + std::to_string(*o) + " are not divisible by groups " +
+                   std::to_string(groups));
+
+  Tensor in = data;
+  bool anyPad = false;
+  for (int64_t p : padding)
+    anyPad = anyPad || p != 0;
+  if (anyPad) {
+    std::vector<int64_t> before{0, 0}, after{0, 0};
+    for (size_t d = 0; d < s; ++d) {
+      before.push_back(padding[d]);
+      after.push_back(padding[s + d]);
+    }
+    in = pad(data, before, after, 0.0, "pad_temp");
+  }
+  std::vector<PrimExpr> outShape{data.shape()[0], O};
+  for (size_t d = 0; d < s; ++d)
+    outShape.push_back(outExtent(data.shape()[2 + d], padding[d], padding[s + d], dilation[d],
+                                 weight.shape()[2 + d], strides[d], name));
+  ReduceAxis rc = reduceAxis(Cg, "rc");
+  std::vector<ReduceAxis> axes{rc};
+  const std::vector<std::string> names =
+      s == 1 ? std::vector<std::string>{"rx"} : std::vector<std::string>{"ry", "rx"};
+  for (size_t d = 0; d < s; ++d)
+    axes.push_back(reduceAxis(weight.shape()[2 + d], names[d]));
+  PrimExpr outPerGroup = simp(floordiv(O, i64(groups)));
+  return compute(
+      outShape,
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr channel = rc.var;
+        if (groups != 1)
+          channel = floordiv(i[1], outPerGroup) * Cg + rc.var;
+        std::vector<PrimExpr> di{i[0], channel}, wi{i[1], rc.var};
+        for (size_t d = 0; d < s; ++d) {
+          di.push_back(i[2 + d] * strides[d] + axes[1 + d].var * dilation[d]);
+          wi.push_back(axes[1 + d].var);
+        }
+        return te::sum(in(di)*weight(wi), axes);
+      },
+      name);
+}
+
+} // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name) {
+  requireDefined(a, name, "lhs");
+  requireDefined(b, name, "rhs");
+  if (a.ndim() < 1 || b.ndim() < 1)
+    fail(name, "operands must have rank >= 1");
+  if (!(a.dtype() == b.dtype()))
+    fail(name, "operand dtypes differ: " + a.dtype().str() + " vs " + b.dtype().str());
+  bool aVec = a.ndim() == 1, bVec = b.ndim() == 1;
+  const auto &as = a.shape(), &bs = b.shape();
+  PrimExpr K = as.back(), K2 = bVec ? bs[0] : bs[bs.size() - 2];
+  checkSameDim(K, K2, name, "contraction dims of " + shapeStr(as) + " and " + shapeStr(bs));
+  if (!asConstInt(K) && asConstInt(K2))
+    K = K2;
+  std::vector<PrimExpr> batchA(as.begin(), as.end() - (aVec ? 1 : 2));
+  std::vector<PrimExpr> batchB(bs.begin(), bs.end() - (bVec ? 1 : 2));
+  auto batch = broadcastShape(batchA, batchB, name);
+  std::vector<PrimExpr> shape = batch;
+  if (!aVec)
+    shape.push_back(as[as.size() - 2]);
+  if (!bVec)
+    shape.push_back(bs.back());
+  ReduceAxis k = reduceAxis(K, "k");
+  size_t nb = batch.size();
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> ob(i.begin(), i.begin() + nb);
+        auto ai = batchIndex(batchA, ob), bi = batchIndex(batchB, ob);
+        if (!aVec)
+          ai.push_back(i[nb]);
+        ai.push_back(k.var);
+        bi.push_back(k.var);
+        if (!bVec)
+          bi.push_back(i.back());
+        return te::sum(a(ai) * b(bi), {k});
+      },
+      name);
+}
+
+Tensor dense(const Tensor& x, const Tensor& w, const Tensor& bias, const std::string& name) {
+  requireDefined(x, name, "data");
+  requireDefined(w, name, "weight");
+  if (x.ndim() < 1 || w.ndim() != 2)
+    fail(name, "expects data [..., K] and weight [N, K]");
+  if (!(x.dtype() == w.dtype()))
+    fail(name, "data and weight dtypes differ");
+  checkSameDim(x.shape().back(), w.shape()[1], name, "contraction dims");
+  std::vector<PrimExpr> shape(x.shape().begin(), x.shape().end() - 1);
+  shape.push_back(w.shape()[0]);
+  ReduceAxis k = reduceAxis(w.shape()[1], "k");
+  Tensor out = compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi(i.begin(), i.end() - 1);
+        xi.push_back(k.var);
+        return te::sum(x(xi) * w(i.back(), k.var), {k});
+      },
+      bias.defined() ? name + "_matmul" : name);
+  if (!bias.defined())
+    return out;
+  if (bias.ndim() != 1)
+    fail(name, "bias must be 1-D, has shape " + shapeStr(bias.shape()));
+  checkSameDim(bias.shape()[0], w.shape()[0], name, "bias and output features");
+  return compute(
+      shape, [&](const std::vector<PrimExpr>& i) { return out(i) + bias(i.back()); }, name);
+}
+
+Tensor conv2d(const Tensor& data, const Tensor& weight, const Conv2dParams& p,
+              const std::string& name) {
+  return convNd(data, weight, 2, p.strides, p.padding, p.dilation, p.groups, name);
+}
+
+Tensor conv1d(const Tensor& data, const Tensor& weight, int64_t stride,
+              std::vector<int64_t> padding, int64_t dilation, int64_t groups,
+              const std::string& name) {
+  return convNd(data, weight, 1, {stride}, std::move(padding), {dilation}, groups, name);
+}
+
+Tensor conv2dTranspose(const Tensor& data, const Tensor& weight, const Conv2dParams& p,
+                       std::vector<int64_t> outputPadding, const std::string& name) {
+  requireDefined(data, name, "data");
+  requireDefined(weight, name, "weight");
+  if (data.ndim() != 4 || weight.ndim() != 4)
+    fail(name, "expects NCHW data and IOHW weight, got " + shapeStr(data.shape()) + " and " +
+                   shapeStr(weight.shape()));
+  if (!(data.dtype() == weight.dtype()))
+    fail(name, "data and weight dtypes differ");
+  requirePositive(p.strides, 2, name, "strides");
+  requirePositive(p.dilation, 2, name, "dilation");
+  auto pad = expandPadding(p.padding, 2, name);
+  if (outputPadding.size() != 2)
+    fail(name, "output_padding needs 2 values");
+  for (int d = 0; d < 2; ++d)
+    if (outputPadding[d] < 0 ||
+        (outputPadding[d] >= p.strides[d] && outputPadding[d] >= p.dilation[d]))
+      fail(name, "output_padding must be smaller than the stride or the dilation");
+  int64_t g = p.groups;
+  if (g < 1)
+    fail(name, "groups must be positive");
+  const PrimExpr& C = data.shape()[1];
+  checkSameDim(C, weight.shape()[0], name, "input channels and weight input channels");
+  if (auto c = asConstInt(C); c && *c % g != 0)
+    fail(name, "input channels are not divisible by groups");
+  PrimExpr Og = weight.shape()[1], Cg = simp(floordiv(C, i64(g)));
+  std::vector<PrimExpr> shape{data.shape()[0], simp(Og * g)};
+  for (int d = 0; d < 2; ++d) {
+    PrimExpr e = simp((data.shape()[2 + d] - 1) * p.strides[d] - (pad[d] + pad[2 + d]) +
+                      p.dilation[d] * (weight.shape()[2 + d] - 1) + (outputPadding[d] + 1));
+    if (auto c = asConstInt(e); c && *c < 1)
+      fail(name, "the output would be empty");
+    shape.push_back(e);
+  }
+  ReduceAxis rc = reduceAxis(Cg, "rc"), ry = reduceAxis(weight.shape()[2], "ry"),
+             rx = reduceAxis(weight.shape()[3], "rx");
+  DataType t = data.dtype();
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr ic = g == 1 ? PrimExpr(rc.var) : floordiv(i[1], Og) * Cg + rc.var;
+        PrimExpr oc = g == 1 ? i[1] : floormod(i[1], Og);
+        PrimExpr valid = boolImm(true);
+        std::vector<PrimExpr> di{i[0], ic};
+        const ReduceAxis* k[2] = {&ry, &rx};
+        for (int d = 0; d < 2; ++d) {
+          PrimExpr tpos = i[2 + d] + pad[d] - k[d]->var * p.dilation[d];
+          PrimExpr q = floordiv(tpos, i64(p.strides[d]));
+          PrimExpr ok = logicalAnd(ge(tpos, i64(0)), lt(q, data.shape()[2 + d]));
+          if (p.strides[d] != 1)
+            ok = logicalAnd(ok, eq(floormod(tpos, i64(p.strides[d])), i64(0)));
+          valid = d == 0 ? ok : logicalAnd(valid, ok);
+          di.push_back(clampIndex(q, data.shape()[2 + d]));
+        }
+        PrimExpr prodv = data(di) * weight(ic, oc, ry.var, rx.var);
+        return te::sum(select(valid, prodv, cst(t, 0)), {rc, ry, rx});
+      },
+      name);
+}
+
+Tensor pool2d(const Tensor& data, PoolType type, std::vector<int64_t> kernel,
+              std::vector<int64_t> strides, std::vector<int64_t> padding, bool countIncludePad,
+              const std::string& name) {
+  requireDefined(data, name, "data");
+  if (data.ndim() != 4)
+    fail(name, "expects NCHW data, got " + shapeStr(data.shape()));
+  requirePositive(kernel, 2, name, "kernel");
+  requirePositive(strides, 2, name, "strides");
+  padding = expandPadding(padding, 2, name);
+  for (int d = 0; d < 2; ++d)
+    if (padding[d] >= kernel[d] || padding[2 + d] >= kernel[d])
+      fail(name, "padding must be smaller than the kernel");
+  DataType t = data.dtype();
+  if (type == PoolType::Avg && !t.isFloat())
+    fail(name, "average pooling needs a float input");
+  bool anyPad = padding[0] || padding[1] || padding[2] || padding[3];
+  Tensor in = data;
+  if (anyPad) {
+    double padValue = 0.0;
+    if (type == PoolType::Max) {
+      PrimExpr lo = reducerIdentity(Reducer::Max, t);
+      padValue = t.isFloat() ? as<FloatImm>(lo)->value : double(as<IntImm>(lo)->value);
+    }
+    in = pad(data, {0, 0, padding[0], padding[1]}, {0, 0, padding[2], padding[3]}, padValue,
+             "pad_temp");
+  }
+  std::vector<PrimExpr> shape{data.shape()[0], data.shape()[1]};
+  for (int d = 0; d < 2; ++d)
+    shape.push_back(outExtent(data.shape()[2 + d], padding[d], padding[2 + d], 1, i64(kernel[d]),
+                              strides[d], name));
+  ReduceAxis ry = reduceAxis(i64(kernel[0]), "ry"), rx = reduceAxis(i64(kernel[1]), "rx");
+  auto window = [&](const std::vector<PrimExpr>& i) {
+    return in(i[0], i[1], i[2] * strides[0] + ry.var, i[3] * strides[1] + rx.var);
+  };
+  if (type == PoolType::Max)
+    return compute(
+        shape,
+        [&](auto& i) {
+          return te::max(window(i), {ry, rx});
+        },
+        name);
+  Tensor s = compute(
+      shape,
+      [&](auto& i) {
+        return te::sum(window(i), {ry, rx});
+      },
+      name + "_sum");
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr n;
+        if (countIncludePad) {
+          n = i64(kernel[0] * kernel[1]);
+        } else {
+          PrimExpr cnt[2];
+          for (int d = 0; d < 2; ++d) {
+            PrimExpr start = i[2 + d] * strides[d] - padding[d];
+            PrimExpr end = ir::min(start + kernel[d], data.shape()[2 + d]);
+            cnt[d] = end - ir::max(start, i64(0));
+          }
+          n = cnt[0] * cnt[1];
+        }
+        return s(i) / ir::cast(t, n);
+      },
+      name);
+}
+
+Tensor globalAvgPool2d(const Tensor& data, const std::string& name) {
+  requireDefined(data, name, "data");
+  if (data.ndim() != 4)
+    fail(name, "expects NCHW data, got " + shapeStr(data.shape()));
+  if (!data.dtype().isFloat())
+    fail(name, "needs a float input");
+  return mean(data, {2, 3}, true, name);
+}
+
+} // namespace unity::te::topi

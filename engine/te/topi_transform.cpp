@@ -1,0 +1,423 @@
+// Data movement: reshape, transpose, concat, split, slices, take, broadcast,
+// pad, resize, expand/squeeze. All are single injective computes; guarded
+// reads clamp their indices so that both branches of a Select are in bounds.
+#include <climits>
+
+#include "engine/te/topi_util.h"
+
+namespace unity::te::topi {
+
+using namespace ir;
+using namespace detail;
+
+namespace {
+
+PrimExpr product(const std::vector<PrimExpr>& shape, size_t from) {
+  PrimExpr p = intImm(1);
+  for (size_t d = from; d < shape.size(); ++d)
+    p = p * shape[d];
+  return simp(p);
+}
+
+std::optional<int64_t> constNumel(const std::vector<PrimExpr>& shape) {
+  int64_t n = 1;
+  for (auto& d : shape) {
+    auto c = asConstInt(d);
+    if (!c)
+      return std::nullopt;
+    n *= *c;
+  }
+  return n;
+}
+
+} // namespace
+
+Tensor reshape(const Tensor& x, std::vector<PrimExpr> shape, const std::string& name) {
+  requireDefined(x, name, "input");
+  for (auto& d : shape)
+    if (!d || !d->dtype.isIntegral())
+      fail(name, "the new shape has a missing or non-integer dim");
+  auto a = constNumel(x.shape()), b = constNumel(shape);
+  if (a && b && *a != *b)
+    fail(name, "cannot reshape " + shapeStr(x.shape()) + " (" + std::to_string(*a) +
+                   " elements) to " + shapeStr(shape) + " (" + std::to_string(*b) + " elements)");
+  if (!a && !b && !arith::provablyEqual(product(x.shape(), 0), product(shape, 0)))
+    fail(name, "cannot prove that " + shapeStr(x.shape()) + " and " + shapeStr(shape) +
+                   " have as many elements");
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr lin = intImm(0);
+        for (size_t d = 0; d < i.size(); ++d)
+          lin = lin + i[d] * product(shape, d + 1);
+        std::vector<PrimExpr> xi;
+        int n = x.ndim();
+        for (int d = 0; d < n; ++d) {
+          PrimExpr q = floordiv(lin, product(x.shape(), d + 1));
+          xi.push_back(d == 0 ? q : floormod(q, x.shape()[d]));
+        }
+        return x(xi);
+      },
+      name);
+}
+
+Tensor transpose(const Tensor& x, std::vector<int> axes, const std::string& name) {
+  requireDefined(x, name, "input");
+  int n = x.ndim();
+  if (axes.empty())
+    for (int d = n - 1; d >= 0; --d)
+      axes.push_back(d);
+  if (static_cast<int>(axes.size()) != n)
+    fail(name, "axes must list every one of the " + std::to_string(n) + " dims");
+  std::vector<bool> seen(n, false);
+  for (int& a : axes) {
+    a = normAxis(a, n, name);
+    if (seen[a])
+      fail(name, "axis " + std::to_string(a) + " is listed twice");
+    seen[a] = true;
+  }
+  std::vector<PrimExpr> shape;
+  for (int a : axes)
+    shape.push_back(x.shape()[a]);
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi(n);
+        for (int d = 0; d < n; ++d)
+          xi[axes[d]] = i[d];
+        return x(xi);
+      },
+      name);
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int axis, const std::string& name) {
+  if (xs.empty())
+    fail(name, "no inputs");
+  for (auto& t : xs)
+    requireDefined(t, name, "input");
+  int n = xs[0].ndim();
+  int a = normAxis(axis, n, name);
+  std::vector<PrimExpr> offsets{intImm(0)};
+  for (auto& t : xs) {
+    if (t.ndim() != n)
+      fail(name, "inputs differ in rank");
+    if (!(t.dtype() == xs[0].dtype()))
+      fail(name, "inputs differ in dtype");
+    for (int d = 0; d < n; ++d) {
+      auto p = asConstInt(t.shape()[d]), q = asConstInt(xs[0].shape()[d]);
+      if (d != a && p && q && *p != *q)
+        fail(name, "input shapes " + shapeStr(xs[0].shape()) + " and " + shapeStr(t.shape()) +
+                       " differ off the axis");
+    }
+    offsets.push_back(simp(offsets.back() + t.shape()[a]));
+  }
+  std::vector<PrimExpr> shape = xs[0].shape();
+  shape[a] = offsets.back();
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        auto read = [&](size_t k) {
+          std::vector<PrimExpr> xi = i;
+          xi[a] =
+              k + 1 == xs.size() && k == 0 ? i[a] : clampIndex(i[a] - offsets[k], xs[k].shape()[a]);
+          return xs[k](xi);
+        };
+        PrimExpr v = read(xs.size() - 1);
+        for (size_t k = xs.size() - 1; k-- > 0;)
+          v = select(lt(i[a], offsets[k + 1]), read(k), v);
+        return v;
+      },
+      name);
+}
+
+static std::vector<Tensor> splitBy(const Tensor& x, const std::vector<PrimExpr>& bounds, int a,
+                                   const std::string& name) {
+  std::vector<Tensor> out;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    std::vector<PrimExpr> shape = x.shape();
+    shape[a] = simp(bounds[k + 1] - bounds[k]);
+    PrimExpr off = bounds[k];
+    out.push_back(compute(
+        shape,
+        [&](const std::vector<PrimExpr>& i) {
+          std::vector<PrimExpr> xi = i;
+          xi[a] = isConstInt(off, 0) ? i[a] : i[a] + off;
+          return x(xi);
+        },
+        name + (bounds.size() > 2 ? "_" + std::to_string(k) : "")));
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, int64_t sections, int axis, const std::string& name) {
+  requireDefined(x, name, "input");
+  int a = normAxis(axis, x.ndim(), name);
+  if (sections < 1)
+    fail(name, "sections must be positive");
+  const PrimExpr& D = x.shape()[a];
+  if (auto c = asConstInt(D); c && *c % sections != 0)
+    fail(name, "dim " + std::to_string(*c) + " is not divisible into " + std::to_string(sections) +
+                   " sections");
+  PrimExpr part = simp(floordiv(D, i64(sections)));
+  std::vector<PrimExpr> bounds;
+  for (int64_t k = 0; k <= sections; ++k)
+    bounds.push_back(simp(part * k));
+  return splitBy(x, bounds, a, name);
+}
+
+std::vector<Tensor> splitAt(const Tensor& x, std::vector<int64_t> indices, int axis,
+                            const std::string& name) {
+  requireDefined(x, name, "input");
+  int a = normAxis(axis, x.ndim(), name);
+  const PrimExpr& D = x.shape()[a];
+  std::vector<PrimExpr> bounds{i64(0)};
+  int64_t prev = 0;
+  for (int64_t v : indices) {
+    if (v < prev)
+      fail(name, "split indices must be ascending and non-negative");
+    if (auto c = asConstInt(D); c && v > *c)
+      fail(name, "split index " + std::to_string(v) + " exceeds the dim");
+    bounds.push_back(i64(v));
+    prev = v;
+  }
+  bounds.push_back(D);
+  return splitBy(x, bounds, a, name);
+}
+
+Tensor stridedSlice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end,
+                    std::vector<int64_t> strides, std::vector<int> axes, const std::string& name) {
+  requireDefined(x, name, "input");
+  if (begin.size() != end.size())
+    fail(name, "begin and end differ in length");
+  if (strides.empty())
+    strides.assign(begin.size(), 1);
+  if (strides.size() != begin.size())
+    fail(name, "strides and begin differ in length");
+  if (axes.empty())
+    for (size_t d = 0; d < begin.size(); ++d)
+      axes.push_back(static_cast<int>(d));
+  if (axes.size() != begin.size())
+    fail(name, "axes and begin differ in length");
+  int n = x.ndim();
+  std::vector<PrimExpr> shape = x.shape(), start(n, i64(0));
+  std::vector<int64_t> step(n, 1);
+  std::vector<bool> seen(n, false);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int a = normAxis(axes[k], n, name);
+    if (seen[a])
+      fail(name, "axis " + std::to_string(a) + " is sliced twice");
+    seen[a] = true;
+    int64_t b = begin[k], e = end[k], s = strides[k];
+    if (s == 0)
+      fail(name, "stride 0 on axis " + std::to_string(a));
+    step[a] = s;
+    const PrimExpr& D = x.shape()[a];
+    if (auto c = asConstInt(D)) {
+      int64_t dim = *c;
+      auto norm = [&](int64_t v) {
+        if (v < 0)
+          v += dim;
+        return s > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1);
+      };
+      b = norm(b);
+      e = norm(e);
+      int64_t len = s > 0 ? (e - b + s - 1) / s : (b - e - s - 1) / -s;
+      shape[a] = i64(std::max<int64_t>(len, 0));
+      start[a] = i64(b);
+    } else {
+      if (s < 0)
+        fail(name, "negative stride on symbolic dim " + std::to_string(a) + " is not supported");
+      PrimExpr pb = b < 0 ? ir::max(D + b, i64(0)) : ir::min(i64(b), D);
+      PrimExpr pe = e >= INT32_MAX ? D : e < 0 ? ir::max(D + e, i64(0)) : ir::min(i64(e), D);
+      shape[a] = simp(ir::max(floordiv(pe - pb + (s - 1), i64(s)), i64(0)));
+      start[a] = simp(pb);
+    }
+  }
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi;
+        for (int d = 0; d < n; ++d)
+          xi.push_back(seen[d] ? simp(start[d] + i[d] * step[d]) : i[d]);
+        return x(xi);
+      },
+      name);
+}
+
+Tensor take(const Tensor& x, const Tensor& indices, int axis, const std::string& name) {
+  requireDefined(x, name, "data");
+  requireDefined(indices, name, "indices");
+  if (!indices.dtype().isIntegral())
+    fail(name, "indices must be integers, got " + indices.dtype().str());
+  int a = normAxis(axis, x.ndim(), name);
+  std::vector<PrimExpr> shape(x.shape().begin(), x.shape().begin() + a);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), x.shape().begin() + a + 1, x.shape().end());
+  int m = indices.ndim();
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> ii(i.begin() + a, i.begin() + a + m);
+        PrimExpr D = ir::cast(DataType::Int64(), x.shape()[a]);
+        PrimExpr k = ir::cast(DataType::Int64(), indices(ii));
+        k = select(lt(k, i64(0)), k + D, k);
+        std::vector<PrimExpr> xi(i.begin(), i.begin() + a);
+        xi.push_back(ir::cast(x.shape()[a]->dtype, clampIndex(k, D)));
+        xi.insert(xi.end(), i.begin() + a + m, i.end());
+        return x(xi);
+      },
+      name);
+}
+
+Tensor broadcastTo(const Tensor& x, std::vector<PrimExpr> shape, const std::string& name) {
+  requireDefined(x, name, "input");
+  if (static_cast<int>(shape.size()) < x.ndim())
+    fail(name, "cannot broadcast to a lower rank");
+  auto b = broadcastShape(x.shape(), shape, name);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (auto p = asConstInt(b[d]), q = asConstInt(shape[d]); p && q && *p != *q)
+      fail(name, "cannot broadcast " + shapeStr(x.shape()) + " to " + shapeStr(shape));
+  return compute(
+      shape, [&](const std::vector<PrimExpr>& i) { return x(broadcastIndex(x, i)); }, name);
+}
+
+Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after, double value,
+           const std::string& name) {
+  requireDefined(x, name, "input");
+  int n = x.ndim();
+  if (static_cast<int>(before.size()) != n || static_cast<int>(after.size()) != n)
+    fail(name, "needs padding before and after for each of the " + std::to_string(n) + " dims");
+  std::vector<PrimExpr> shape;
+  for (int d = 0; d < n; ++d) {
+    if (before[d] < 0 || after[d] < 0)
+      fail(name, "negative padding");
+    shape.push_back(simp(x.shape()[d] + (before[d] + after[d])));
+  }
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr inside;
+        std::vector<PrimExpr> xi;
+        for (int d = 0; d < n; ++d) {
+          if (before[d] == 0 && after[d] == 0) {
+            xi.push_back(i[d]);
+            continue;
+          }
+          PrimExpr j = before[d] ? i[d] - before[d] : i[d];
+          PrimExpr ok = logicalAnd(ge(j, i64(0)), lt(j, x.shape()[d]));
+          inside = inside ? logicalAnd(inside, ok) : ok;
+          xi.push_back(clampIndex(j, x.shape()[d]));
+        }
+        if (!inside)
+          return x(xi);
+        return select(inside, x(xi), cst(x.dtype(), value));
+      },
+      name);
+}
+
+Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string& method,
+                const std::string& coordinateMode, const std::string& nearestMode,
+                const std::string& name) {
+  requireDefined(x, name, "input");
+  if (x.ndim() != 4)
+    fail(name, "expects NCHW data, got " + shapeStr(x.shape()));
+  if (!x.dtype().isFloat())
+    fail(name, "needs a float input");
+  if (method != "nearest" && method != "linear")
+    fail(name, "unknown method '" + method + "'");
+  if (coordinateMode != "half_pixel" && coordinateMode != "align_corners" &&
+      coordinateMode != "asymmetric")
+    fail(name, "unknown coordinate transformation mode '" + coordinateMode + "'");
+  if (nearestMode != "floor" && nearestMode != "ceil" && nearestMode != "round_prefer_floor" &&
+      nearestMode != "round_prefer_ceil")
+    fail(name, "unknown nearest mode '" + nearestMode + "'");
+  if (!outH || !outW || !outH->dtype.isIntegral() || !outW->dtype.isIntegral())
+    fail(name, "output size must be integers");
+  DataType t = x.dtype();
+  auto f = [&](const PrimExpr& e) { return ir::cast(t, e); };
+  // Source coordinate (float) of output position o along a dim of in -> out.
+  auto coord = [&](const PrimExpr& o, const PrimExpr& in, const PrimExpr& out) {
+    if (coordinateMode == "half_pixel")
+      return (f(o) + cst(t, 0.5)) * (f(in) / f(out)) - cst(t, 0.5);
+    if (coordinateMode == "align_corners")
+      return f(o) * (f(in - 1) / f(ir::max(out - 1, i64(1))));
+    return f(o) * (f(in) / f(out));
+  };
+  auto toIndex = [&](const PrimExpr& c) { return ir::cast(DataType::Int64(), c); };
+  const PrimExpr &H = x.shape()[2], &W = x.shape()[3];
+  return compute(
+      {x.shape()[0], x.shape()[1], outH, outW},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr cy = coord(i[2], H, outH), cx = coord(i[3], W, outW);
+        if (method == "nearest") {
+          auto pick = [&](const PrimExpr& c) {
+            if (nearestMode == "floor")
+              return call(t, "floor", {c});
+            if (nearestMode == "ceil")
+              return call(t, "ceil", {c});
+            if (nearestMode == "round_prefer_floor")
+              return call(t, "ceil", {c - cst(t, 0.5)});
+            return call(t, "floor", {c + cst(t, 0.5)});
+          };
+          return x(i[0], i[1], clampIndex(toIndex(pick(cy)), H), clampIndex(toIndex(pick(cx)), W));
+        }
+        PrimExpr fy = call(t, "floor", {cy}), fx = call(t, "floor", {cx});
+        PrimExpr wy = cy - fy, wx = cx - fx;
+        PrimExpr y0 = toIndex(fy), x0 = toIndex(fx);
+        PrimExpr ya = clampIndex(y0, H), yb = clampIndex(y0 + 1, H);
+        PrimExpr xa = clampIndex(x0, W), xb = clampIndex(x0 + 1, W);
+        PrimExpr one = cst(t, 1.0);
+        PrimExpr top = x(i[0], i[1], ya, xa) * (one - wx) + x(i[0], i[1], ya, xb) * wx;
+        PrimExpr bottom = x(i[0], i[1], yb, xa) * (one - wx) + x(i[0], i[1], yb, xb) * wx;
+        return top * (one - wy) + bottom * wy;
+      },
+      name);
+}
+
+Tensor expandDims(const Tensor& x, int axis, const std::string& name) {
+  requireDefined(x, name, "input");
+  int a = normAxis(axis, x.ndim() + 1, name);
+  std::vector<PrimExpr> shape = x.shape();
+  shape.insert(shape.begin() + a, i64(1));
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi = i;
+        xi.erase(xi.begin() + a);
+        return x(xi);
+      },
+      name);
+}
+
+Tensor squeeze(const Tensor& x, std::vector<int> axes, const std::string& name) {
+  requireDefined(x, name, "input");
+  int n = x.ndim();
+  std::vector<bool> drop(n, false);
+  if (axes.empty()) {
+    for (int d = 0; d < n; ++d)
+      drop[d] = isConstInt(x.shape()[d], 1);
+  } else {
+    for (int a : axes) {
+      int d = normAxis(a, n, name);
+      if (!isConstInt(x.shape()[d], 1))
+        fail(name, "dim " + std::to_string(d) + " is not of size 1");
+      drop[d] = true;
+    }
+  }
+  std::vector<PrimExpr> shape;
+  for (int d = 0; d < n; ++d)
+    if (!drop[d])
+      shape.push_back(x.shape()[d]);
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi;
+        size_t k = 0;
+        for (int d = 0; d < n; ++d)
+          xi.push_back(drop[d] ? i64(0) : i[k++]);
+        return x(xi);
+      },
+      name);
+}
+
+} // namespace unity::te::topi
