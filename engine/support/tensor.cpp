@@ -124,6 +124,20 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
   return t;
 }
 
+Tensor Tensor::view(DataType dtype, std::vector<int64_t> shape,
+                    std::shared_ptr<std::vector<std::byte>> storage) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  for (int64_t d : t.shape_)
+    if (d < 0)
+      throw Error("tensor shape " + shapeStr(t.shape_) + " has a negative dimension");
+  if (!storage || storage->size() < t.nbytes())
+    throw Error("tensor view of " + std::to_string(t.nbytes()) + " bytes over a smaller storage");
+  t.storage_ = std::move(storage);
+  return t;
+}
+
 Tensor Tensor::fromFloats(std::vector<int64_t> shape, std::span<const float> values) {
   Tensor t(DataType::Float32(), std::move(shape));
   if (static_cast<size_t>(t.numel()) != values.size())

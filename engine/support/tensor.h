@@ -40,6 +40,12 @@ public:
   /// Same storage, new shape with the same element count.
   Tensor reshaped(std::vector<int64_t> shape) const;
 
+  /// A tensor over existing storage (which must hold at least nbytes()).
+  /// The executor uses it to place tensors in planned memory slots.
+  static Tensor view(DataType dtype, std::vector<int64_t> shape,
+                     std::shared_ptr<std::vector<std::byte>> storage);
+  const std::shared_ptr<std::vector<std::byte>>& storage() const { return storage_; }
+
   static Tensor fromFloats(std::vector<int64_t> shape, std::span<const float> values);
   static std::string shapeStr(const std::vector<int64_t>& shape);
 

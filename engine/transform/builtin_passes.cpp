@@ -1,12 +1,40 @@
-// The list of built-in passes and pipelines. One line per pass: adding a pass
-// to the engine means writing it and listing it here.
+// The list of built-in passes and pipelines. One entry per pass: adding a
+// pass to the engine means writing it and listing it here.
+#include "engine/ir/arith.h"
 #include "engine/transform/fuse_ops.h"
 #include "engine/transform/graph_cleanup.h"
+#include "engine/transform/lower_executor.h"
+#include "engine/transform/normalize.h"
 #include "engine/transform/registry.h"
+#include "engine/transform/tir_lower.h"
 
 namespace unity::transform {
 
+namespace {
+using TensorFn = ir::PrimFuncRef (*)(const ir::PrimFuncRef&);
+
+PassRef tensorPass(const std::string& name, int optLevel,
+                   std::function<ir::PrimFuncRef(const ir::PrimFuncRef&)> fn) {
+  return makeFunctionPass({name, PassLevel::Tensor, optLevel, {}},
+                          [fn](const ir::BaseFunc& f, const ir::IRModule&, PassContext&) {
+                            return ir::BaseFunc(fn(ir::cast<ir::PrimFunc>(f)));
+                          });
+}
+
+ir::PrimFuncRef simplifyPrimFunc(const ir::PrimFuncRef& f) {
+  ir::Stmt body = arith::simplify(f->body);
+  if (ir::sameNode(body, f->body))
+    return f;
+  return ir::make<ir::PrimFunc>(f->params, body, f->attrs);
+}
+} // namespace
+
 void registerBuiltinPasses() {
+  registerPass(
+      {"Normalize", PassLevel::Graph, "deduce the struct info of every expression and binding", [] {
+         return makePass({"Normalize", PassLevel::Graph, 0, {}},
+                         [](const ir::IRModule& m, PassContext&) { return normalize(m); });
+       }});
   registerPass({"DeadCodeElimination", PassLevel::Graph,
                 "remove unused bindings and functions unreachable from entry functions",
                 deadCodeEliminationPass});
@@ -20,6 +48,21 @@ void registerBuiltinPasses() {
                 fuseOpsPass});
   registerPass({"FuseTIR", PassLevel::Graph,
                 "merge the tensor functions of each fused group into one", fuseTIRPass});
+  registerPass({"LowerToExecutor", PassLevel::Graph,
+                "explicit allocation with a static memory plan, kernel calls in DPS form",
+                lowerToExecutorPass});
+  registerPass(
+      {"LowerBlocks", PassLevel::Tensor,
+       "replace blocks by their bindings; reduction init under a first-iteration test",
+       [] { return tensorPass("LowerBlocks", 0, [](auto& f) { return lowerBlocks(f); }); }});
+  registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
+                [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
+
+  registerPipeline({"default",
+                    "the default lowering for the llvm target",
+                    {"Normalize", "CanonicalizeBindings", "DeadCodeElimination", "Legalize",
+                     "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination",
+                     "LowerBlocks", "Simplify", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

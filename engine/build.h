@@ -1,0 +1,50 @@
+#pragma once
+// build(): the one-call driver. Runs a pass pipeline over a module under a
+// recording PassContext, generates code for the target, and returns the
+// lowered module, the full pass record and (for host targets) a runnable
+// Executable. The CLI, the GUI and the tests all build through this.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/codegen/codegen.h"
+#include "engine/ir/module.h"
+#include "engine/runtime/executor.h"
+#include "engine/target/target.h"
+#include "engine/transform/record.h"
+
+namespace unity {
+
+struct BuildOptions {
+  std::string target = "llvm";
+  std::string pipeline = "default";
+  std::vector<std::string> passes; // when non-empty, used instead of the pipeline
+  bool record = true;
+  int optLevel = 3;
+  ir::Attrs config; // PassContext config
+  std::vector<std::string> disabledPasses;
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called before every pass (name, depth) — the GUI's progress.
+  std::function<void(const std::string&, int)> onPass;
+  bool codegen = true; // false: stop after the passes
+};
+
+struct BuildResult {
+  ir::IRModule input, lowered;
+  target::Target target;
+  std::vector<transform::PassRecord> records;
+  std::shared_ptr<const codegen::CompiledModule> compiled; // host targets
+  std::shared_ptr<runtime::Executable> executable;         // host targets
+  codegen::ArtifactSet artifacts;                          // cross targets
+  double passesMs = 0, codegenMs = 0;
+  bool compileOnly() const { return !executable; }
+};
+
+/// The tensor functions of a module that codegen compiles.
+codegen::NamedPrimFuncs primFuncsOf(const ir::IRModule& m);
+
+BuildResult build(const ir::IRModule& m, const BuildOptions& opts = {});
+
+} // namespace unity

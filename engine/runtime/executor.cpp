@@ -1,0 +1,445 @@
+#include "engine/runtime/executor.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "engine/ir/functor.h"
+#include "engine/runtime/kernel_call.h"
+#include "engine/support/error.h"
+#include "engine/transform/lower_executor.h"
+
+namespace unity::runtime {
+
+using namespace ir;
+
+const Tensor& Value::tensor() const {
+  if (auto* t = std::get_if<Tensor>(&v))
+    return *t;
+  throw Error("expected a tensor value");
+}
+
+void Value::flatten(std::vector<Tensor>& out) const {
+  if (auto* t = std::get_if<Tensor>(&v))
+    out.push_back(*t);
+  if (auto* tu = std::get_if<std::vector<Value>>(&v))
+    for (auto& f : *tu)
+      f.flatten(out);
+}
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+} // namespace
+
+/// Evaluation of one call of a graph-level function.
+struct FrameEval {
+  Executable& ex;
+  std::string fname;
+  const Function* fn;
+  std::unordered_map<const VarNode*, Value> env;
+  std::unordered_map<const PrimVar*, int64_t> shapeEnv;
+
+  [[noreturn]] void fail(const Span& span, const std::string& msg) {
+    std::string where = "in function '" + fname + "'";
+    if (!span.origins.empty())
+      where += " (from " + span.origins[0] + ")";
+    if (span.line > 0)
+      throw Error(SourceLoc{span.file, span.line, span.column}, msg + " " + where);
+    throw Error(msg + " " + where);
+  }
+
+  int64_t evalInt(const PrimExpr& e, const Span& span) {
+    if (auto* i = as<IntImm>(e))
+      return i->value;
+    if (auto* v = as<PrimVar>(e)) {
+      auto it = shapeEnv.find(v);
+      if (it == shapeEnv.end())
+        fail(span, "shape variable '" + v->name + "' is not bound");
+      return it->second;
+    }
+    if (auto* b = as<BinaryExpr>(e)) {
+      int64_t x = evalInt(b->a, span), y = evalInt(b->b, span);
+      switch (b->op()) {
+      case NodeKind::Add:
+        return x + y;
+      case NodeKind::Sub:
+        return x - y;
+      case NodeKind::Mul:
+        return x * y;
+      case NodeKind::Div:
+      case NodeKind::FloorDiv:
+      case NodeKind::FloorMod:
+        if (y == 0)
+          fail(span, "division by zero in a shape expression");
+        if (b->op() == NodeKind::Div)
+          return x / y;
+        return b->op() == NodeKind::FloorDiv ? floorDiv(x, y) : floorMod(x, y);
+      case NodeKind::Min:
+        return std::min(x, y);
+      case NodeKind::Max:
+        return std::max(x, y);
+      case NodeKind::EQ:
+        return x == y;
+      case NodeKind::NE:
+        return x != y;
+      case NodeKind::LT:
+        return x < y;
+      case NodeKind::LE:
+        return x <= y;
+      case NodeKind::GT:
+        return x > y;
+      case NodeKind::GE:
+        return x >= y;
+      case NodeKind::And:
+        return x && y;
+      case NodeKind::Or:
+        return x || y;
+      default:
+        break;
+      }
+    }
+    if (auto* s = as<Select>(e))
+      return evalInt(s->cond, span) ? evalInt(s->t, span) : evalInt(s->f, span);
+    if (auto* c = as<CastExpr>(e))
+      return evalInt(c->value, span);
+    if (auto* n = as<NotExpr>(e))
+      return !evalInt(n->a, span);
+    fail(span, std::string("cannot evaluate shape expression of kind ") + kindName(e->kind()));
+  }
+
+  bool tryEvalInt(const PrimExpr& e, int64_t& out) {
+    bool ok = true;
+    walkPrimExpr(e, [&](const PrimExpr& x) {
+      if (auto* v = as<PrimVar>(x); v && !shapeEnv.count(v))
+        ok = false;
+    });
+    if (!ok)
+      return false;
+    out = evalInt(e, Span{});
+    return true;
+  }
+
+  /// Checks v against s, binding shape variables seen for the first time.
+  void match(const StructInfo& s, const Value& v, const std::string& what, const Span& span) {
+    if (!s)
+      return;
+    if (auto* t = as<TensorSInfo>(s)) {
+      if (!v.isTensor())
+        fail(span, what + " must be a tensor");
+      const Tensor& x = v.tensor();
+      if (!t->dtype.isVoid() && t->dtype != x.dtype())
+        fail(span, what + " has dtype " + x.dtype().str() + ", expected " + t->dtype.str());
+      if (t->ndim >= 0 && t->ndim != x.ndim())
+        fail(span, what + " has rank " + std::to_string(x.ndim()) + ", expected " +
+                       std::to_string(t->ndim));
+      if (!t->shape)
+        return;
+      // Bare variables first (so `n` binds before `n * 2` is checked).
+      for (int d = 0; d < x.ndim(); ++d)
+        if (auto* pv = as<PrimVar>((*t->shape)[d]); pv && !shapeEnv.count(pv))
+          shapeEnv[pv] = x.shape()[d];
+      for (int d = 0; d < x.ndim(); ++d) {
+        int64_t want;
+        if (tryEvalInt((*t->shape)[d], want) && want != x.shape()[d])
+          fail(span, what + " has shape " + Tensor::shapeStr(x.shape()) + ": dimension " +
+                         std::to_string(d) + " is " + std::to_string(x.shape()[d]) + ", expected " +
+                         std::to_string(want));
+      }
+      return;
+    }
+    if (auto* tu = as<TupleSInfo>(s)) {
+      auto* fields = std::get_if<std::vector<Value>>(&v.v);
+      if (!fields || fields->size() != tu->fields.size())
+        fail(span, what + " must be a tuple of " + std::to_string(tu->fields.size()));
+      for (size_t k = 0; k < fields->size(); ++k)
+        match(tu->fields[k], (*fields)[k], what + "[" + std::to_string(k) + "]", span);
+      return;
+    }
+    if (auto* sh = as<ShapeSInfo>(s); sh && sh->values) {
+      auto* vals = std::get_if<std::vector<int64_t>>(&v.v);
+      if (!vals || vals->size() != sh->values->size())
+        fail(span, what + " must be a shape of rank " + std::to_string(sh->values->size()));
+      for (size_t k = 0; k < vals->size(); ++k) {
+        if (auto* pv = as<PrimVar>((*sh->values)[k]); pv && !shapeEnv.count(pv))
+          shapeEnv[pv] = (*vals)[k];
+      }
+    }
+    if (auto* p = as<PrimSInfo>(s); p && p->value) {
+      if (auto* pv = as<PrimVar>(p->value); pv && !shapeEnv.count(pv))
+        if (auto* i = std::get_if<int64_t>(&v.v))
+          shapeEnv[pv] = *i;
+    }
+  }
+
+  std::vector<int64_t> evalShape(const std::vector<PrimExpr>& dims, const Span& span) {
+    std::vector<int64_t> out;
+    for (auto& d : dims) {
+      int64_t x = evalInt(d, span);
+      if (x < 0)
+        fail(span, "negative dimension " + std::to_string(x) + " in an allocation");
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  Tensor allocate(const TensorSInfo* t, int slot, const Span& span) {
+    if (!t || !t->shape || t->dtype.isVoid())
+      fail(span, "cannot allocate a tensor of unknown shape");
+    auto shape = evalShape(*t->shape, span);
+    if (slot < 0)
+      return Tensor(t->dtype, shape);
+    auto& slots = ex.slots_[fname];
+    auto sizes = fn->attrs.getInts("storage_bytes");
+    if (slot >= static_cast<int>(sizes.size()))
+      fail(span, "storage slot out of range");
+    if (slots.size() < sizes.size())
+      slots.resize(sizes.size());
+    if (!slots[slot])
+      slots[slot] = std::make_shared<std::vector<std::byte>>(sizes[slot]);
+    return Tensor::view(t->dtype, shape, slots[slot]);
+  }
+
+  void callKernel(const std::string& name, const std::vector<Tensor>& ins,
+                  std::vector<Tensor>& outs, const std::vector<int64_t>& scalars,
+                  const Span& span) {
+    const codegen::CompiledModule* km = ex.kernels_.get();
+    PrimFuncRef pf = km ? km->function(name) : PrimFuncRef();
+    if (!pf)
+      fail(span, "tensor function '" + name + "' was not compiled");
+    std::vector<KernelArg> args;
+    size_t ti = 0, si = 0;
+    std::vector<Tensor> all = ins;
+    all.insert(all.end(), outs.begin(), outs.end());
+    for (auto& p : pf->params) {
+      if (p.buffer) {
+        if (ti >= all.size())
+          fail(span, "too few tensors for '" + name + "'");
+        args.emplace_back(&all[ti++]);
+      } else {
+        if (si >= scalars.size())
+          fail(span, "too few scalar arguments for '" + name + "'");
+        args.emplace_back(scalars[si++]);
+      }
+    }
+    if (ti != all.size())
+      fail(span, "'" + name + "' takes " + std::to_string(ti) + " tensors, got " +
+                     std::to_string(all.size()));
+    auto t0 = std::chrono::steady_clock::now();
+    runtime::callKernel(*km, name, pf, args);
+    if (ex.profiling_) {
+      auto& p = ex.profile_[name];
+      p.name = name;
+      p.calls++;
+      p.totalMs +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+
+  std::vector<Tensor> tensorsOf(const Expr& tupleExpr, const Span& span) {
+    Value v = eval(tupleExpr, span);
+    std::vector<Tensor> out;
+    if (auto* tu = std::get_if<std::vector<Value>>(&v.v)) {
+      for (auto& f : *tu) {
+        if (!f.isTensor())
+          fail(span, "kernel arguments must be tensors");
+        out.push_back(f.tensor());
+      }
+    } else if (v.isTensor()) {
+      out.push_back(v.tensor());
+    } else {
+      fail(span, "kernel arguments must be a tuple of tensors");
+    }
+    return out;
+  }
+
+  std::vector<int64_t> scalarsOf(const Call* c, size_t index, const Span& span) {
+    if (c->args.size() <= index)
+      return {};
+    if (auto* sh = as<ShapeExpr>(c->args[index]))
+      return evalShape(sh->values, span);
+    return {};
+  }
+
+  Value evalCall(const Call* c, const Span& span) {
+    if (auto* op = as<OpRef>(c->op)) {
+      if (op->name == "call_tir") {
+        auto* gv = as<GlobalVar>(c->args.at(0));
+        if (!gv || c->sinfoArgs.size() != 1)
+          fail(span, "malformed call_tir");
+        auto ins = tensorsOf(c->args.at(1), span);
+        std::vector<StructInfo> outs;
+        if (auto* tu = as<TupleSInfo>(c->sinfoArgs[0]))
+          outs = tu->fields;
+        else
+          outs = {c->sinfoArgs[0]};
+        std::vector<Tensor> outT;
+        for (auto& o : outs)
+          outT.push_back(allocate(as<TensorSInfo>(o), -1, span));
+        callKernel(gv->name, ins, outT, scalarsOf(c, 2, span), span);
+        if (outT.size() == 1 && !isa<TupleSInfo>(c->sinfoArgs[0]))
+          return Value(outT[0]);
+        Value v;
+        std::vector<Value> fs;
+        for (auto& t : outT)
+          fs.emplace_back(t);
+        v.v = std::move(fs);
+        return v;
+      }
+      fail(span, "operator '" + op->name +
+                     "' was not lowered to a kernel (is Legalize in the pipeline?)");
+    }
+    if (auto* ext = as<ExternFunc>(c->op)) {
+      if (ext->symbol == transform::kAllocTensor) {
+        auto* t = as<TensorSInfo>(c->sinfoArgs.empty() ? c->sinfo : c->sinfoArgs[0]);
+        int64_t slot = -1;
+        if (c->args.size() > 1)
+          if (auto* pv = as<PrimValue>(c->args[1]))
+            slot = evalInt(pv->value, span);
+        return Value(allocate(t, static_cast<int>(slot), span));
+      }
+      if (ext->symbol == transform::kCallTIRDps) {
+        auto* gv = as<GlobalVar>(c->args.at(0));
+        if (!gv || c->args.size() < 3)
+          fail(span, "malformed call_tir_dps");
+        auto ins = tensorsOf(c->args[1], span);
+        auto outs = tensorsOf(c->args[2], span);
+        callKernel(gv->name, ins, outs, scalarsOf(c, 3, span), span);
+        return Value();
+      }
+      fail(span, "unknown external function '" + ext->symbol + "'");
+    }
+    if (auto* gv = as<GlobalVar>(c->op)) {
+      std::vector<Value> args;
+      for (auto& a : c->args)
+        args.push_back(eval(a, span));
+      return ex.run(gv->name, args);
+    }
+    fail(span, "cannot call this kind of expression");
+  }
+
+  Value eval(const Expr& e, const Span& span) {
+    switch (e->kind()) {
+    case NodeKind::Var:
+    case NodeKind::DataflowVar: {
+      auto it = env.find(as<VarNode>(e));
+      if (it == env.end())
+        fail(span, "variable '" + as<VarNode>(e)->name + "' has no value");
+      return it->second;
+    }
+    case NodeKind::Constant:
+      return Value(as<Constant>(e)->data);
+    case NodeKind::Tuple: {
+      Value v;
+      std::vector<Value> fs;
+      for (auto& f : as<Tuple>(e)->fields)
+        fs.push_back(eval(f, span));
+      v.v = std::move(fs);
+      return v;
+    }
+    case NodeKind::TupleGetItem: {
+      auto* t = as<TupleGetItem>(e);
+      Value tv = eval(t->tuple, span);
+      auto* fs = std::get_if<std::vector<Value>>(&tv.v);
+      if (!fs || t->index >= static_cast<int>(fs->size()))
+        fail(span, "tuple index out of range");
+      return (*fs)[t->index];
+    }
+    case NodeKind::ShapeExpr: {
+      Value v;
+      v.v = evalShape(as<ShapeExpr>(e)->values, span);
+      return v;
+    }
+    case NodeKind::PrimValue: {
+      Value v;
+      v.v = evalInt(as<PrimValue>(e)->value, span);
+      return v;
+    }
+    case NodeKind::Call:
+      return evalCall(as<Call>(e), span);
+    case NodeKind::SeqExpr: {
+      auto* s = as<SeqExpr>(e);
+      for (auto& blk : s->blocks)
+        for (auto& b : blk->bindings) {
+          Value v = eval(b->value, b->span);
+          if (auto* mc = as<MatchCast>(b))
+            match(mc->pattern, v, "value of '" + b->var->name + "'", b->span);
+          env[b->var.get()] = std::move(v);
+        }
+      return eval(s->body, span);
+    }
+    case NodeKind::If: {
+      auto* i = as<If>(e);
+      Value c = eval(i->cond, span);
+      bool cond = false;
+      if (c.isTensor())
+        cond = c.tensor().numel() > 0 && c.tensor().getDouble(0) != 0;
+      else if (auto* iv = std::get_if<int64_t>(&c.v))
+        cond = *iv != 0;
+      else
+        fail(span, "if condition must be a scalar");
+      return eval(cond ? i->thenBranch : i->elseBranch, span);
+    }
+    default:
+      fail(span, std::string("cannot evaluate a ") + kindName(e->kind()));
+    }
+  }
+};
+
+Executable::Executable(IRModule lowered, std::shared_ptr<const codegen::CompiledModule> kernels)
+    : module_(std::move(lowered)), kernels_(std::move(kernels)) {}
+
+std::string Executable::entry() const {
+  if (isa<Function>(module_->lookup("main")))
+    return "main";
+  for (auto& [name, f] : module_->functions)
+    if (auto* fn = as<Function>(f); fn && !fn->attrs.getBool("primitive", false))
+      return name;
+  throw Error("the module has no graph-level function to run");
+}
+
+Value Executable::run(const std::string& name, const std::vector<Value>& args) {
+  auto* fn = as<Function>(module_->lookup(name));
+  if (!fn)
+    throw Error("no graph-level function '" + name + "' in the module");
+  if (args.size() != fn->params.size())
+    throw Error("function '" + name + "' takes " + std::to_string(fn->params.size()) +
+                " arguments, got " + std::to_string(args.size()));
+  if (++depth_ > 64) {
+    depth_ = 0;
+    throw Error("call depth exceeds 64 in function '" + name + "'");
+  }
+  struct Guard {
+    int& d;
+    ~Guard() { --d; }
+  } guard{depth_};
+  FrameEval f{*this, name, fn, {}, {}};
+  for (size_t i = 0; i < args.size(); ++i) {
+    f.match(fn->params[i]->sinfo, args[i], "argument '" + fn->params[i]->name + "'", Span{});
+    f.env[fn->params[i].get()] = args[i];
+  }
+  return f.eval(fn->body, Span{});
+}
+
+std::vector<Tensor> Executable::runTensors(const std::vector<Tensor>& inputs,
+                                           const std::string& name) {
+  std::vector<Value> args(inputs.begin(), inputs.end());
+  Value v = run(name.empty() ? entry() : name, args);
+  std::vector<Tensor> out;
+  v.flatten(out);
+  return out;
+}
+
+std::vector<KernelProfile> Executable::profile() const {
+  std::vector<KernelProfile> out;
+  for (auto& [_, p] : profile_)
+    out.push_back(p);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.totalMs > b.totalMs; });
+  return out;
+}
+
+} // namespace unity::runtime

@@ -1,0 +1,31 @@
+#pragma once
+// LowerToExecutor: the last graph-level pass. It turns every call_tir into
+// explicit allocation plus a destination-passing kernel call, and plans
+// memory statically where shapes allow:
+//
+//   lv = R.call_tir(f, (x, w), out_sinfo=R.Tensor((n, 128), "float32"))
+// becomes
+//   lv = R.ExternFunc("vm.builtin.alloc_tensor")(R.shape([n, 128]), R.prim_value(2),
+//   dtype="float32") _0 = R.ExternFunc("vm.builtin.call_tir_dps")(f, (x, w), (lv,))
+//
+// The prim_value is the storage slot (static plan) or -1 (allocate at run
+// time: a symbolic shape, or a value that escapes the function). Slot sizes
+// in bytes are the function attribute "storage_bytes". Shape expressions with
+// symbolic dimensions are evaluated by the executor from the shape variables
+// bound at function entry.
+//
+// Memory planning is a linear scan over the bindings in order: a tensor's
+// slot returns to the free pool after the binding that uses it last; a new
+// tensor takes the smallest free slot that is large enough (best fit), else
+// a new one. Values that reach the function's result never share a slot.
+#include "engine/transform/pass.h"
+
+namespace unity::transform {
+
+inline constexpr const char* kAllocTensor = "vm.builtin.alloc_tensor";
+inline constexpr const char* kCallTIRDps = "vm.builtin.call_tir_dps";
+
+ir::IRModule lowerToExecutor(const ir::IRModule& m);
+PassRef lowerToExecutorPass();
+
+} // namespace unity::transform
