@@ -11,12 +11,9 @@
 namespace lowerscope::cli {
 
 // Each command file provides one of these.
+void addBuildCommands(CLI::App& app, CommandList& out);
 
-
-void registerAllCommands(CLI::App& app, CommandList& out) {
-  (void)app;
-  (void)out;
-}
+void registerAllCommands(CLI::App& app, CommandList& out) { addBuildCommands(app, out); }
 
 std::string versionText() {
   return fmt::format("lowerscope-cli {}\nLLVM {} (host {}, cpu {})\nSQLite {}\nGraphviz {}\n",

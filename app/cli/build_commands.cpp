@@ -1,0 +1,253 @@
+// `lowerscope-cli build` and `lowerscope-cli run`.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/load_module.h"
+#include "engine/build.h"
+#include "engine/frontend/tensor_proto.h"
+#include "engine/support/error.h"
+#include "engine/support/npy.h"
+#include "engine/text/printer.h"
+
+namespace lowerscope::cli {
+
+namespace fs = std::filesystem;
+using unity::Error;
+
+namespace {
+
+struct BuildArgs {
+  std::string file;
+  std::string target = "llvm";
+  std::string pipeline = "default";
+  std::string passes;
+  std::string dumpDir, emitDir;
+};
+
+void addBuildFlags(CLI::App* sub, BuildArgs& a) {
+  sub->add_option("FILE", a.file, "Model: .uir text IR or .onnx")->required();
+  sub->add_option("--target", a.target, "Target string, e.g. \"llvm -mcpu=native -num-cores=2\"");
+  sub->add_option("--pipeline", a.pipeline, "Named pass pipeline");
+  sub->add_option("--passes", a.passes,
+                  "Comma-separated registered passes (instead of --pipeline)");
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+unity::BuildResult buildFrom(const BuildArgs& a) {
+  unity::ir::IRModule m = loadModule(a.file);
+  unity::BuildOptions o;
+  o.target = a.target;
+  o.pipeline = a.pipeline;
+  o.passes = splitComma(a.passes);
+  return unity::build(m, o);
+}
+
+void writeFile(const fs::path& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary);
+  out << data;
+  if (!out)
+    throw Error(p.string() + ": cannot write file");
+}
+
+std::string safeName(std::string s) {
+  for (char& c : s)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+      c = '_';
+  return s;
+}
+
+void dumpPasses(const unity::BuildResult& r, const fs::path& dir) {
+  fs::create_directories(dir);
+  nlohmann::json index = nlohmann::json::array();
+  writeFile(dir / "000_Input.txt", unity::text::printModule(r.input));
+  index.push_back({{"index", 0},
+                   {"name", "Input"},
+                   {"depth", 0},
+                   {"ms", 0.0},
+                   {"changed", false},
+                   {"file", "000_Input.txt"}});
+  for (auto& rec : r.records) {
+    int idx = rec.index + 1;
+    std::string file = fmt::format("{:03}_{}.txt", idx, safeName(rec.name));
+    if (rec.after)
+      writeFile(dir / file, unity::text::printModule(rec.after));
+    index.push_back({{"index", idx},
+                     {"name", rec.name},
+                     {"depth", rec.depth},
+                     {"ms", rec.ms},
+                     {"changed", rec.changed},
+                     {"file", file}});
+  }
+  writeFile(dir / "index.json", index.dump(2) + "\n");
+}
+
+void emitArtifacts(const unity::BuildResult& r, const fs::path& dir) {
+  fs::create_directories(dir);
+  std::string ir, asmText;
+  std::vector<char> obj;
+  if (r.compiled) {
+    ir = r.compiled->llvmIR();
+    asmText = r.compiled->assembly();
+    obj = r.compiled->object();
+  } else {
+    ir = r.artifacts.llvmIR;
+    asmText = r.artifacts.assembly;
+    obj = r.artifacts.object;
+  }
+  writeFile(dir / "module.ll", ir);
+  writeFile(dir / "module.s", asmText);
+  writeFile(dir / "module.o", std::string(obj.begin(), obj.end()));
+  writeFile(dir / "lowered.uir", unity::text::printModule(r.lowered));
+}
+
+unity::Tensor loadTensor(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".npy")
+    return unity::readNpy(path);
+  if (ext == ".pb")
+    return unity::frontend::readTensorProto(path);
+  throw Error(path + ": unknown tensor file type (use .npy or ONNX TensorProto .pb)");
+}
+
+unity::Tensor randomTensor(const unity::ir::TensorSInfo* t, const std::string& name,
+                           std::mt19937& rng, int64_t symbolicDefault) {
+  if (!t || t->dtype.isVoid() || !t->shape)
+    throw Error("input '" + name + "' has no known shape; pass it with --input " + name + "=FILE");
+  std::vector<int64_t> shape;
+  for (auto& d : *t->shape) {
+    auto c = unity::ir::asConstInt(d);
+    shape.push_back(c ? *c : symbolicDefault);
+  }
+  unity::Tensor x(t->dtype, shape);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.setDouble(i, t->dtype.isFloat() ? dist(rng) : double(int64_t(dist(rng) * 4 + 4)));
+  return x;
+}
+
+} // namespace
+
+void addBuildCommands(CLI::App& app, CommandList& out) {
+  auto build = std::make_shared<BuildArgs>();
+  CLI::App* b =
+      app.add_subcommand("build", "Lower a model through a pass pipeline and generate code");
+  addBuildFlags(b, *build);
+  b->add_option("--dump-passes", build->dumpDir, "Write the module after every pass + index.json");
+  b->add_option("--emit", build->emitDir, "Write LLVM IR, assembly and object code");
+  out.push_back({b, [build] {
+                   auto r = buildFrom(*build);
+                   if (!build->dumpDir.empty())
+                     dumpPasses(r, build->dumpDir);
+                   if (!build->emitDir.empty())
+                     emitArtifacts(r, build->emitDir);
+                   int kernels = static_cast<int>(unity::primFuncsOf(r.lowered).size());
+                   int changed = 0;
+                   for (auto& rec : r.records)
+                     changed += rec.changed;
+                   fmt::print("built {} for '{}': {} passes ({} changed the module) in {:.1f} ms, "
+                              "{} kernels, codegen {:.1f} ms{}\n",
+                              build->file, r.target.str(), r.records.size(), changed, r.passesMs,
+                              kernels, r.codegenMs,
+                              r.compileOnly() ? " (compile-only target)" : "");
+                   return 0;
+                 }});
+
+  struct RunArgs : BuildArgs {
+    std::vector<std::string> inputs;
+    std::string outputDir;
+    int repeat = 10;
+    bool profile = false;
+    int64_t dim = 4;
+    unsigned seed = 0;
+  };
+  auto run = std::make_shared<RunArgs>();
+  CLI::App* r = app.add_subcommand("run", "Build a model for the host and run it");
+  addBuildFlags(r, *run);
+  r->add_option("--input", run->inputs, "NAME=PATH (.npy or TensorProto .pb); repeatable");
+  r->add_option("--output-dir", run->outputDir, "Write outputs as output_K.npy");
+  r->add_option("--repeat", run->repeat, "Timed runs (the median and minimum are printed)")
+      ->check(CLI::Range(1, 1000000));
+  r->add_flag("--profile", run->profile, "Print the per-kernel time table");
+  r->add_option("--dim", run->dim, "Value of every symbolic dimension of random inputs")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
+  r->add_option("--seed", run->seed, "Seed of the random inputs");
+  out.push_back(
+      {r, [run] {
+         auto res = buildFrom(*run);
+         if (!res.executable)
+           throw Error("target '" + res.target.str() +
+                       "' is compile-only here; use `build --emit` to get its code");
+         auto& ex = *res.executable;
+         auto* fn = unity::ir::as<unity::ir::Function>(res.lowered->lookup(ex.entry()));
+         std::map<std::string, std::string> given;
+         for (auto& spec : run->inputs) {
+           auto eq = spec.find('=');
+           if (eq == std::string::npos)
+             throw Error("--input expects NAME=PATH, got '" + spec + "'");
+           given[spec.substr(0, eq)] = spec.substr(eq + 1);
+         }
+         std::mt19937 rng(run->seed);
+         std::vector<unity::Tensor> inputs;
+         for (auto& p : fn->params) {
+           auto it = given.find(p->name);
+           if (it != given.end()) {
+             inputs.push_back(loadTensor(it->second));
+             given.erase(it);
+           } else {
+             inputs.push_back(randomTensor(unity::ir::as<unity::ir::TensorSInfo>(p->sinfo), p->name,
+                                           rng, run->dim));
+           }
+         }
+         if (!given.empty())
+           throw Error("no input named '" + given.begin()->first + "' in '" + ex.entry() + "'");
+         std::vector<unity::Tensor> outputs = ex.runTensors(inputs); // warm-up
+         std::vector<double> ms;
+         ex.setProfiling(run->profile);
+         ex.resetProfile();
+         for (int i = 0; i < run->repeat; ++i) {
+           auto t0 = std::chrono::steady_clock::now();
+           outputs = ex.runTensors(inputs);
+           ms.push_back(
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                   .count());
+         }
+         std::sort(ms.begin(), ms.end());
+         if (!run->outputDir.empty()) {
+           fs::create_directories(run->outputDir);
+           for (size_t k = 0; k < outputs.size(); ++k)
+             unity::writeNpy((fs::path(run->outputDir) / fmt::format("output_{}.npy", k)).string(),
+                             outputs[k]);
+         }
+         for (size_t k = 0; k < outputs.size(); ++k)
+           fmt::print("output {}: {} {}\n", k, outputs[k].dtype().str(),
+                      unity::Tensor::shapeStr(outputs[k].shape()));
+         fmt::print("median {:.3f} ms, min {:.3f} ms\n", ms[ms.size() / 2], ms.front());
+         if (run->profile) {
+           fmt::print("{:<40} {:>8} {:>12} {:>12}\n", "kernel", "calls", "total ms", "ms/call");
+           for (auto& p : ex.profile())
+             fmt::print("{:<40} {:>8} {:>12.3f} {:>12.4f}\n", p.name, p.calls, p.totalMs,
+                        p.totalMs / double(p.calls));
+         }
+         return 0;
+       }});
+}
+
+} // namespace lowerscope::cli

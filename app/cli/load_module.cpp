@@ -1,0 +1,20 @@
+#include "app/cli/load_module.h"
+
+#include <filesystem>
+
+#include "engine/support/error.h"
+#include "engine/text/parser.h"
+
+namespace lowerscope::cli {
+
+unity::ir::IRModule loadModule(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(path))
+    throw unity::Error(path + ": no such file");
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".onnx")
+    throw unity::Error(path + ": ONNX import is not built into this version yet");
+  return unity::text::parseFile(path);
+}
+
+} // namespace lowerscope::cli
