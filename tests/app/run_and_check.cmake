@@ -4,6 +4,7 @@
 #         -P run_and_check.cmake
 # EXPECT_LINES: for each prefix, some output line starts with it.
 # EXPECT_TEXT: each text appears somewhere in the output.
+# EXPECT_FILES: each file exists after the run.
 # Unlike PASS_REGULAR_EXPRESSION this also checks the exit code, and it names
 # exactly what is missing.
 if(NOT DEFINED PROGRAM OR NOT DEFINED EXPECT_EXIT)
@@ -31,6 +32,12 @@ foreach(text IN LISTS texts)
   string(FIND "${all}" "${text}" at)
   if(at EQUAL -1)
     string(APPEND problems "output does not contain '${text}'\n")
+  endif()
+endforeach()
+string(REPLACE "|" ";" files "${EXPECT_FILES}")
+foreach(file IN LISTS files)
+  if(NOT EXISTS "${file}")
+    string(APPEND problems "expected file '${file}' was not written\n")
   endif()
 endforeach()
 if(problems)
