@@ -1,0 +1,503 @@
+// Shape manipulation (injective) operators: reshape, permute_dims, concat,
+// split, strided_slice, take, squeeze, expand_dims, broadcast_to, flatten,
+// nn.batch_flatten, nn.pad, image.resize2d.
+//
+// reshape's -1 is inferred by exact symbolic division of element counts as
+// monomials ((n*4*6) / (n*2) = 12); when that is not exact it becomes a
+// floordiv of the counts. Element counts that are provably different are an
+// error; counts that merely cannot be proven equal are accepted (the runtime
+// checks them), as in TVM.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/op/deduce_util.h"
+#include "engine/op/sinfo_util.h"
+
+namespace unity::op::detail {
+
+using namespace unity::ir;
+using Type = AttrSpec::Type;
+
+namespace {
+
+StructInfo deduceReshape(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  int ndim = -1;
+  auto target = shapeArg(call, ctx, 1, &ndim);
+  if (!target)
+    return tensorSInfo(x.dtype, ndim);
+  std::vector<PrimExpr> dims;
+  int inferred = -1;
+  for (size_t i = 0; i < target->size(); ++i) {
+    PrimExpr d = arith::toIndex((*target)[i]);
+    if (auto c = asConstInt(d); c && *c < 0) {
+      if (*c != -1)
+        fail(call, ctx, fmt::format("target dimension {} is {}", i, *c));
+      if (inferred >= 0)
+        fail(call, ctx, "more than one -1 in the target shape");
+      inferred = static_cast<int>(i);
+    }
+    dims.push_back(d);
+  }
+  if (!x.shape) {
+    if (inferred >= 0)
+      return tensorSInfo(x.dtype, static_cast<int>(dims.size()));
+    return tensorOf(x.dtype, dims);
+  }
+  PrimExpr count = arith::product(*x.shape);
+  std::vector<PrimExpr> known;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (static_cast<int>(i) != inferred)
+      known.push_back(dims[i]);
+  PrimExpr knownCount = arith::product(known);
+  if (inferred >= 0) {
+    auto q = arith::divideExact(count, knownCount);
+    if (!q) {
+      auto cc = asConstInt(count), ck = asConstInt(knownCount);
+      if ((cc && ck) || isConstInt(knownCount, 0))
+        fail(call, ctx,
+             fmt::format("cannot infer -1: {} elements do not divide into {}", primExprStr(count),
+                         primExprStr(knownCount)));
+      q = arith::simplify(floordiv(count, knownCount));
+    }
+    dims[inferred] = *q;
+  } else if (arith::provablyDifferent(count, knownCount)) {
+    fail(call, ctx,
+         fmt::format("element count differs: {} vs {}", primExprStr(count),
+                     primExprStr(knownCount)));
+  }
+  return tensorOf(x.dtype, std::move(dims));
+}
+
+StructInfo deducePermute(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (x.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  std::vector<int> axes;
+  if (hasAttr(call, "axes")) {
+    auto given = attrInts(call, ctx, "axes");
+    if (static_cast<int>(given.size()) != x.ndim)
+      fail(call, ctx,
+           fmt::format("axes has {} entries for a tensor of rank {}", given.size(), x.ndim));
+    axes = normalizeAxes(call, ctx, given, x.ndim);
+  } else {
+    for (int i = x.ndim - 1; i >= 0; --i)
+      axes.push_back(i);
+  }
+  if (!x.shape)
+    return tensorSInfo(x.dtype, x.ndim);
+  std::vector<PrimExpr> shape;
+  for (int a : axes)
+    shape.push_back((*x.shape)[a]);
+  return tensorSInfo(x.dtype, std::move(shape));
+}
+
+StructInfo deduceConcat(const Call& call, const DeduceContext& ctx) {
+  auto* tup = as<TupleSInfo>(call.args[0]->sinfo);
+  if (!tup)
+    fail(call, ctx, "operand 0 must be a tuple of tensors");
+  if (tup->fields.empty())
+    fail(call, ctx, "cannot concatenate an empty tuple");
+  DataType dtype;
+  int ndim = -1;
+  for (size_t i = 0; i < tup->fields.size(); ++i) {
+    auto* t = as<TensorSInfo>(tup->fields[i]);
+    if (!t)
+      fail(call, ctx, fmt::format("tuple field {} is not a tensor", i));
+    dtype = i == 0 ? t->dtype : unifyDType(call, ctx, dtype, t->dtype);
+    if (t->ndim >= 0 && ndim >= 0 && t->ndim != ndim)
+      fail(call, ctx, fmt::format("tuple field {} has rank {}, expected {}", i, t->ndim, ndim));
+    if (t->ndim >= 0)
+      ndim = t->ndim;
+  }
+  if (ndim < 0)
+    return tensorSInfo(dtype, -1);
+  int axis = normalizeAxis(call, ctx, attrInt(call, ctx, "axis"), ndim);
+  std::vector<PrimExpr> shape;
+  for (size_t i = 0; i < tup->fields.size(); ++i) {
+    auto* t = as<TensorSInfo>(tup->fields[i]);
+    if (!t->shape)
+      return tensorSInfo(dtype, ndim);
+    if (i == 0) {
+      shape = *t->shape;
+      continue;
+    }
+    for (int d = 0; d < ndim; ++d) {
+      if (d == axis)
+        shape[d] = shape[d] + arith::toIndex((*t->shape)[d]);
+      else
+        requireEqualDim(call, ctx, shape[d], (*t->shape)[d],
+                        fmt::format("tuple field {} differs in dimension {}", i, d));
+    }
+  }
+  return tensorOf(dtype, std::move(shape));
+}
+
+StructInfo deduceSplit(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  const AttrValue* ios = call.attrs.find("indices_or_sections");
+  bool sections = std::holds_alternative<int64_t>(*ios);
+  std::vector<int64_t> indices = attrInts(call, ctx, "indices_or_sections");
+  int64_t parts = sections ? indices[0] : static_cast<int64_t>(indices.size()) + 1;
+  if (parts <= 0)
+    fail(call, ctx, fmt::format("cannot split into {} sections", parts));
+  if (x.ndim < 0)
+    return tupleSInfo(std::vector<StructInfo>(parts, tensorSInfo(x.dtype, -1)));
+  int axis = normalizeAxis(call, ctx, attrInt(call, ctx, "axis"), x.ndim);
+  if (!x.shape)
+    return tupleSInfo(std::vector<StructInfo>(parts, tensorSInfo(x.dtype, x.ndim)));
+  PrimExpr dim = arith::toIndex((*x.shape)[axis]);
+  auto cdim = asConstInt(dim);
+  std::vector<StructInfo> fields;
+  auto withDim = [&](PrimExpr d) {
+    std::vector<PrimExpr> s = *x.shape;
+    s[axis] = d;
+    fields.push_back(tensorOf(x.dtype, std::move(s)));
+  };
+  if (sections) {
+    if (cdim && *cdim % parts != 0)
+      fail(call, ctx,
+           fmt::format("dimension {} of size {} does not split into {} equal sections", axis, *cdim,
+                       parts));
+    for (int64_t i = 0; i < parts; ++i)
+      withDim(floordiv(dim, intImm(parts)));
+  } else {
+    int64_t prev = 0;
+    for (size_t i = 0; i <= indices.size(); ++i) {
+      if (i < indices.size() && indices[i] < prev)
+        fail(call, ctx, "split indices must be non-decreasing and non-negative");
+      if (i < indices.size()) {
+        int64_t end = cdim ? std::min(indices[i], *cdim) : indices[i];
+        withDim(intImm(std::max<int64_t>(end - std::min(prev, end), 0)));
+        prev = indices[i];
+      } else {
+        withDim(cdim ? intImm(std::max<int64_t>(*cdim - prev, 0)) : dim - intImm(prev));
+      }
+    }
+  }
+  return tupleSInfo(std::move(fields));
+}
+
+StructInfo deduceStridedSlice(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  auto axes = attrInts(call, ctx, "axes"), begin = attrInts(call, ctx, "begin"),
+       end = attrInts(call, ctx, "end");
+  std::vector<int64_t> strides = hasAttr(call, "strides") ? attrInts(call, ctx, "strides")
+                                                          : std::vector<int64_t>(axes.size(), 1);
+  if (begin.size() != axes.size() || end.size() != axes.size() || strides.size() != axes.size())
+    fail(call, ctx, "axes, begin, end and strides must have the same length");
+  if (x.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  auto ax = normalizeAxes(call, ctx, axes, x.ndim);
+  if (!x.shape)
+    return tensorSInfo(x.dtype, x.ndim);
+  std::vector<PrimExpr> shape = *x.shape;
+  for (size_t i = 0; i < ax.size(); ++i) {
+    int64_t b = begin[i], e = end[i], s = strides[i];
+    if (s == 0)
+      fail(call, ctx, fmt::format("stride of axis {} is 0", axes[i]));
+    PrimExpr dim = arith::toIndex(shape[ax[i]]);
+    if (auto c = asConstInt(dim)) {
+      int64_t n = *c;
+      auto clampIdx = [&](int64_t v, int64_t lo, int64_t hi) {
+        if (v < 0)
+          v += n;
+        return std::clamp(v, lo, hi);
+      };
+      int64_t len;
+      if (s > 0) {
+        int64_t bb = clampIdx(b, 0, n), ee = clampIdx(e, 0, n);
+        len = ee > bb ? (ee - bb + s - 1) / s : 0;
+      } else {
+        int64_t bb = clampIdx(b, -1, n - 1), ee = clampIdx(e, -1, n - 1);
+        len = bb > ee ? (bb - ee + (-s) - 1) / (-s) : 0;
+      }
+      shape[ax[i]] = intImm(len);
+      continue;
+    }
+    if (s < 0)
+      return tensorSInfo(x.dtype, x.ndim); // symbolic reverse slice: rank only
+    // Symbolic dimension: indices are taken as in range; a huge end means "to the end".
+    PrimExpr bb = b < 0 ? dim + intImm(b) : intImm(b);
+    PrimExpr ee = e >= (int64_t(1) << 31) ? dim : e < 0 ? dim + intImm(e) : intImm(e);
+    shape[ax[i]] = arith::ceildiv(ee - bb, intImm(s));
+  }
+  return tensorOf(x.dtype, std::move(shape));
+}
+
+StructInfo deduceTake(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  const TensorSInfo& idx = tensorArg(call, ctx, 1);
+  if (!idx.dtype.isVoid() && !idx.dtype.isIntegral())
+    fail(call, ctx, "indices must be an integer tensor, got " + idx.dtype.str());
+  bool flat = !hasAttr(call, "axis");
+  if (x.ndim < 0 || idx.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  int axis = flat ? 0 : normalizeAxis(call, ctx, attrInt(call, ctx, "axis"), x.ndim);
+  int outNdim = flat ? idx.ndim : x.ndim - 1 + idx.ndim;
+  if (!x.shape || !idx.shape)
+    return tensorSInfo(x.dtype, outNdim);
+  std::vector<PrimExpr> shape;
+  if (!flat)
+    for (int i = 0; i < axis; ++i)
+      shape.push_back((*x.shape)[i]);
+  for (auto& d : *idx.shape)
+    shape.push_back(d);
+  if (!flat)
+    for (int i = axis + 1; i < x.ndim; ++i)
+      shape.push_back((*x.shape)[i]);
+  return tensorSInfo(x.dtype, std::move(shape));
+}
+
+StructInfo deduceSqueeze(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (x.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  if (hasAttr(call, "axis")) {
+    auto ax = normalizeAxes(call, ctx, attrInts(call, ctx, "axis"), x.ndim);
+    int outNdim = x.ndim - static_cast<int>(ax.size());
+    if (!x.shape)
+      return tensorSInfo(x.dtype, outNdim);
+    std::vector<PrimExpr> shape;
+    for (int i = 0; i < x.ndim; ++i) {
+      if (std::find(ax.begin(), ax.end(), i) == ax.end()) {
+        shape.push_back((*x.shape)[i]);
+        continue;
+      }
+      auto c = asConstInt((*x.shape)[i]);
+      if (c && *c != 1)
+        fail(call, ctx, fmt::format("cannot squeeze axis {} of size {}", i, *c));
+    }
+    return tensorSInfo(x.dtype, std::move(shape));
+  }
+  if (!x.shape)
+    return tensorSInfo(x.dtype, -1);
+  std::vector<PrimExpr> shape;
+  for (auto& d : *x.shape) {
+    auto c = asConstInt(d);
+    if (!c)
+      return tensorSInfo(x.dtype, -1); // a symbolic dim may or may not be 1
+    if (*c != 1)
+      shape.push_back(d);
+  }
+  return tensorSInfo(x.dtype, std::move(shape));
+}
+
+StructInfo deduceExpandDims(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  auto given = attrInts(call, ctx, "axis");
+  if (x.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  int outNdim = x.ndim + static_cast<int>(given.size());
+  auto ax = normalizeAxes(call, ctx, given, outNdim);
+  if (!x.shape)
+    return tensorSInfo(x.dtype, outNdim);
+  std::vector<PrimExpr> shape;
+  size_t next = 0;
+  for (int i = 0; i < outNdim; ++i) {
+    if (std::find(ax.begin(), ax.end(), i) != ax.end())
+      shape.push_back(intImm(1));
+    else
+      shape.push_back((*x.shape)[next++]);
+  }
+  return tensorSInfo(x.dtype, std::move(shape));
+}
+
+StructInfo deduceBroadcastTo(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  int ndim = -1;
+  auto target = shapeArg(call, ctx, 1, &ndim);
+  if (x.ndim >= 0 && ndim >= 0 && x.ndim > ndim)
+    fail(call, ctx, fmt::format("cannot broadcast a rank-{} tensor to rank {}", x.ndim, ndim));
+  if (!target)
+    return tensorSInfo(x.dtype, ndim);
+  if (x.shape) {
+    size_t off = target->size() - x.shape->size();
+    for (size_t i = 0; i < x.shape->size(); ++i) {
+      const PrimExpr& d = (*x.shape)[i];
+      if (isConstInt(d, 1))
+        continue;
+      requireEqualDim(call, ctx, d, (*target)[off + i],
+                      fmt::format("cannot broadcast dimension {} to the target", i));
+    }
+  }
+  return tensorOf(x.dtype, *target);
+}
+
+StructInfo deduceFlatten(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (!x.shape)
+    return tensorSInfo(x.dtype, 1);
+  return tensorSInfo(x.dtype, {arith::product(*x.shape)});
+}
+
+StructInfo deduceBatchFlatten(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (x.ndim == 0)
+    fail(call, ctx, "needs a tensor of rank >= 1");
+  if (!x.shape)
+    return tensorSInfo(x.dtype, 2);
+  std::vector<PrimExpr> rest(x.shape->begin() + 1, x.shape->end());
+  return tensorSInfo(x.dtype, {(*x.shape)[0], arith::product(rest)});
+}
+
+StructInfo deducePad(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  auto pw = attrInts(call, ctx, "pad_width");
+  std::string mode = attrString(call, ctx, "pad_mode");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    fail(call, ctx, "pad_mode must be \"constant\", \"edge\" or \"reflect\", got \"" + mode + "\"");
+  for (int64_t p : pw)
+    if (p < 0)
+      fail(call, ctx, "pad_width entries must be non-negative");
+  if (x.ndim < 0)
+    return tensorSInfo(x.dtype, -1);
+  if (static_cast<int>(pw.size()) != 2 * x.ndim)
+    fail(call, ctx,
+         fmt::format("pad_width needs {} entries (before, after per axis), got {}", 2 * x.ndim,
+                     pw.size()));
+  if (!x.shape)
+    return tensorSInfo(x.dtype, x.ndim);
+  std::vector<PrimExpr> shape;
+  for (int i = 0; i < x.ndim; ++i)
+    shape.push_back(arith::toIndex((*x.shape)[i]) + intImm(pw[2 * i] + pw[2 * i + 1]));
+  return tensorOf(x.dtype, std::move(shape));
+}
+
+StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  std::string method = attrString(call, ctx, "method");
+  if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
+    fail(call, ctx,
+         "method must be \"nearest_neighbor\", \"linear\" or \"cubic\", got \"" + method + "\"");
+  std::string ctm = attrString(call, ctx, "coordinate_transformation_mode");
+  static const char* modes[] = {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
+                                "tf_half_pixel_for_nn"};
+  if (std::none_of(std::begin(modes), std::end(modes), [&](const char* m) { return ctm == m; }))
+    fail(call, ctx, "unknown coordinate_transformation_mode \"" + ctm + "\"");
+  if (attrString(call, ctx, "layout") != "NCHW")
+    fail(call, ctx, "only layout \"NCHW\" is supported");
+  auto size = expandSpatial(call, ctx, "size", attrInts(call, ctx, "size"), 2);
+  if (size[0] <= 0 || size[1] <= 0)
+    fail(call, ctx, "size must be positive");
+  if (x.ndim >= 0 && x.ndim != 4)
+    fail(call, ctx, fmt::format("needs a 4-D NCHW tensor, got rank {}", x.ndim));
+  DataType out = attrDType(call, ctx, "out_dtype");
+  if (out.isVoid())
+    out = x.dtype;
+  if (!x.shape)
+    return tensorSInfo(out, 4);
+  return tensorSInfo(out, {(*x.shape)[0], (*x.shape)[1], intImm(size[0]), intImm(size[1])});
+}
+
+} // namespace
+
+void registerManipulationOps() {
+  registerOp({"reshape",
+              2,
+              2,
+              OpPattern::Injective,
+              {},
+              deduceReshape,
+              "reshape(x, shape): one -1 is inferred"});
+  registerOp(
+      {"permute_dims",
+       1,
+       1,
+       OpPattern::Injective,
+       {{"axes", Type::Ints, false, std::vector<int64_t>{}, "permutation; absent = reverse", true}},
+       deducePermute,
+       "transpose"});
+  registerOp({"concat",
+              1,
+              1,
+              OpPattern::Injective,
+              {{"axis", Type::Int, false, int64_t(0), "axis to join along"}},
+              deduceConcat,
+              "concat((a, b, ...)) along axis"});
+  registerOp({"split",
+              1,
+              1,
+              OpPattern::Injective,
+              {{"indices_or_sections", Type::IntOrInts, true, int64_t(1),
+                "number of equal sections, or split indices"},
+               {"axis", Type::Int, false, int64_t(0), "axis to split"}},
+              deduceSplit,
+              "split into a tuple of tensors"});
+  registerOp(
+      {"strided_slice",
+       1,
+       1,
+       OpPattern::Injective,
+       {{"axes", Type::Ints, true, std::vector<int64_t>{}, "sliced axes"},
+        {"begin", Type::Ints, true, std::vector<int64_t>{}, "start per axis"},
+        {"end", Type::Ints, true, std::vector<int64_t>{}, "end (exclusive) per axis"},
+        {"strides", Type::Ints, false, std::vector<int64_t>{}, "step per axis; absent = 1", true}},
+       deduceStridedSlice,
+       "x[begin:end:stride] on the given axes"});
+  registerOp({"take",
+              2,
+              2,
+              OpPattern::Injective,
+              {{"axis", Type::Int, false, int64_t(0), "axis; absent = the flattened tensor", true}},
+              deduceTake,
+              "gather along an axis"});
+  registerOp({"squeeze",
+              1,
+              1,
+              OpPattern::Injective,
+              {{"axis", Type::Ints, false, std::vector<int64_t>{},
+                "axes; absent = every size-1 axis", true}},
+              deduceSqueeze,
+              "remove size-1 axes"});
+  registerOp({"expand_dims",
+              1,
+              1,
+              OpPattern::Injective,
+              {{"axis", Type::Ints, true, std::vector<int64_t>{},
+                "positions of the new axes in the output"}},
+              deduceExpandDims,
+              "insert size-1 axes (unsqueeze)"});
+  registerOp({"broadcast_to",
+              2,
+              2,
+              OpPattern::Broadcast,
+              {},
+              deduceBroadcastTo,
+              "broadcast_to(x, shape)"});
+  registerOp({"flatten", 1, 1, OpPattern::Injective, {}, deduceFlatten, "to 1-D"});
+  registerOp({"nn.batch_flatten",
+              1,
+              1,
+              OpPattern::Injective,
+              {},
+              deduceBatchFlatten,
+              "(N, ...) to (N, rest)"});
+  registerOp(
+      {"nn.pad",
+       1,
+       1,
+       OpPattern::Injective,
+       {{"pad_width", Type::Ints, true, std::vector<int64_t>{}, "before, after for each axis"},
+        {"pad_value", Type::Float, false, 0.0, "fill value (constant mode)"},
+        {"pad_mode", Type::String, false, std::string("constant"), "constant | edge | reflect"}},
+       deducePad,
+       "pad every axis"});
+  registerOp(
+      {"image.resize2d",
+       1,
+       1,
+       OpPattern::Injective,
+       {{"size", Type::Ints, true, std::vector<int64_t>{}, "output (height, width)"},
+        {"layout", Type::String, false, std::string("NCHW"), "data layout"},
+        {"method", Type::String, false, std::string("linear"), "nearest_neighbor | linear | cubic"},
+        {"coordinate_transformation_mode", Type::String, false, std::string("half_pixel"),
+         "half_pixel | align_corners | asymmetric | pytorch_half_pixel | tf_half_pixel_for_nn"},
+        {"rounding_method", Type::String, false, std::string("round"), "nearest_neighbor rounding"},
+        {"out_dtype", Type::DType, false, std::string(), "output dtype; absent = input", true}},
+       deduceResize2d,
+       "spatial resize of NCHW images"});
+}
+
+} // namespace unity::op::detail
