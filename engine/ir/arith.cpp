@@ -144,6 +144,15 @@ void ScopedVar::setBound(ConstIntBound b) {
                            nullptr};
 }
 
+void ScopedVar::tighten(ConstIntBound b) {
+  auto it = an_.vars_.find(var_.get());
+  if (it == an_.vars_.end()) {
+    setBound(b);
+    return;
+  }
+  it->second.bound = boundIntersect(it->second.bound, b);
+}
+
 } // namespace detail
 
 } // namespace unity::arith

@@ -127,6 +127,8 @@ public:
   ScopedVar& operator=(const ScopedVar&) = delete;
   /// Within the scope v is only known to lie in b.
   void setBound(ConstIntBound b);
+  /// Within the scope v is also known to lie in b (other facts are kept).
+  void tighten(ConstIntBound b);
 
 private:
   Analyzer& an_;

@@ -7,7 +7,9 @@
 // its iteration variables to their domains for regions, init, body and
 // predicate. A let binds its variable to the value's bound. An if-then-else
 // whose condition folds to a constant is replaced by the branch taken (an
-// absent else becomes the no-op `evaluate(0)`). Built on StmtMutator, so an
+// absent else becomes the no-op `evaluate(0)`); otherwise a condition that
+// compares a variable with a constant narrows that variable's bound in each
+// branch. Built on StmtMutator, so an
 // unchanged statement is returned as the same Ref.
 #include <memory>
 
@@ -20,6 +22,100 @@ namespace unity::arith {
 using namespace ir;
 
 namespace detail {
+
+/// Facts a branch condition gives about single variables: within the then
+/// branch of `if (i < 8)` i is at most 7, within the else branch at least 8.
+/// Only comparisons of a variable with a constant (and conjunctions of them
+/// in the then branch) are used. The facts end with the object.
+class Facts {
+public:
+  explicit Facts(Analyzer& an) : an_(an) {}
+  ~Facts() {
+    while (!scopes_.empty())
+      scopes_.pop_back();
+  }
+
+  void assume(const PrimExpr& cond, bool holds) {
+    auto* b = as<BinaryExpr>(cond);
+    if (!b)
+      return;
+    if (b->op() == NodeKind::And && holds) {
+      assume(b->a, true);
+      assume(b->b, true);
+      return;
+    }
+    if (!isComparison(b->op()))
+      return;
+    NodeKind op = holds ? b->op() : negate(b->op());
+    PrimExpr lhs = b->a, rhs = b->b;
+    if (isa<IntImm>(lhs)) {
+      std::swap(lhs, rhs);
+      op = mirror(op);
+    }
+    auto var = cast<PrimVar>(lhs);
+    auto c = asConstInt(rhs);
+    if (!var || !c || !isIndexType(var->dtype))
+      return;
+    if (*c == kNegInf || *c == kPosInf)
+      return; // c +- 1 would overflow
+    ConstIntBound r{kNegInf, kPosInf};
+    switch (op) {
+    case NodeKind::LT:
+      r.max = *c - 1;
+      break;
+    case NodeKind::LE:
+      r.max = *c;
+      break;
+    case NodeKind::GT:
+      r.min = *c + 1;
+      break;
+    case NodeKind::GE:
+      r.min = *c;
+      break;
+    case NodeKind::EQ:
+      r = {*c, *c};
+      break;
+    default:
+      return;
+    }
+    scopes_.push_back(std::make_unique<ScopedVar>(an_, var));
+    scopes_.back()->tighten(r);
+  }
+
+private:
+  static NodeKind negate(NodeKind op) {
+    switch (op) {
+    case NodeKind::LT:
+      return NodeKind::GE;
+    case NodeKind::LE:
+      return NodeKind::GT;
+    case NodeKind::GT:
+      return NodeKind::LE;
+    case NodeKind::GE:
+      return NodeKind::LT;
+    case NodeKind::EQ:
+      return NodeKind::NE;
+    default:
+      return NodeKind::EQ;
+    }
+  }
+  static NodeKind mirror(NodeKind op) {
+    switch (op) {
+    case NodeKind::LT:
+      return NodeKind::GT;
+    case NodeKind::LE:
+      return NodeKind::GE;
+    case NodeKind::GT:
+      return NodeKind::LT;
+    case NodeKind::GE:
+      return NodeKind::LE;
+    default:
+      return op;
+    }
+  }
+  Analyzer& an_;
+  std::vector<std::unique_ptr<ScopedVar>> scopes_;
+};
 
 class StmtSimplifier : public StmtMutator {
 public:
@@ -94,7 +190,17 @@ protected:
         return mutate(op->otherwise);
       return make<Evaluate>(intImm(0, DataType::Int32()));
     }
-    Stmt t = mutate(op->then), e = mutate(op->otherwise);
+    Stmt t, e;
+    {
+      Facts facts(an_);
+      facts.assume(cond, true);
+      t = mutate(op->then);
+    }
+    {
+      Facts facts(an_);
+      facts.assume(cond, false);
+      e = mutate(op->otherwise);
+    }
     if (sameNode(cond, op->cond) && sameNode(t, op->then) && sameNode(e, op->otherwise))
       return self;
     return make<IfThenElse>(cond, t, e);

@@ -83,6 +83,28 @@ TEST_F(ArithStmt, ProvableConditionsAreFolded) {
   EXPECT_EQ(print(ite->cond), "(i < 8)");
 }
 
+TEST_F(ArithStmt, BranchConditionsNarrowVariableBounds) {
+  PrimExpr idx = floordiv(i, intImm(8));
+  Stmt s = loop(i, 0, 16,
+                make<IfThenElse>(lt(i, intImm(8)), store(B, idx, floatImm(1.0)),
+                                 store(B, idx, floatImm(2.0))));
+  Stmt r = arith::simplify(s);
+  auto* ite = as<IfThenElse>(as<For>(r)->body);
+  ASSERT_NE(ite, nullptr);
+  EXPECT_EQ(print(as<BufferStore>(ite->then)->indices[0]), "0");
+  EXPECT_EQ(print(as<BufferStore>(ite->otherwise)->indices[0]), "1");
+  // A conjunction narrows from both sides; the facts end with the branch.
+  Stmt both = loop(i, 0, 16,
+                   seqStmt({make<IfThenElse>(logicalAnd(ge(i, intImm(4)), gt(intImm(8), i)),
+                                             store(B, idx + floordiv(i, intImm(4)), floatImm(1.0))),
+                            store(B, idx, floatImm(2.0))}));
+  Stmt r2 = arith::simplify(both);
+  auto* seq = as<SeqStmt>(as<For>(r2)->body);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(print(as<BufferStore>(as<IfThenElse>(seq->seq[0])->then)->indices[0]), "1");
+  EXPECT_EQ(print(as<BufferStore>(seq->seq[1])->indices[0]), "floordiv(i, 8)");
+}
+
 TEST_F(ArithStmt, BlockIterVarsUseTheirDomain) {
   auto vi = primVar("vi");
   IterVar iv{vi, Range{intImm(0), intImm(16)}, IterType::Spatial};
