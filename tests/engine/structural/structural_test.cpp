@@ -227,3 +227,48 @@ TEST(StructuralHash, ForkedChildComputesTheSameHash) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(std::string(buf, static_cast<size_t>(got)), parent);
 }
+
+TEST(StructuralEqual, MappingIsBijectiveAcrossScopes) {
+  // Two sibling loops sharing one loop variable do not match two loops with
+  // distinct variables: i would have to correspond to both j and k.
+  auto a = makeBuffer("A", DataType::Float32(), {intImm(8)});
+  auto loop = [&](const Ref<PrimVar>& v) {
+    return make<For>(v, intImm(0), intImm(8), ForKind::Serial,
+                     make<BufferStore>(a, floatImm(0.0), std::vector<PrimExpr>{v}));
+  };
+  auto i = primVar("i"), j = primVar("j"), k = primVar("k");
+  Stmt shared = seqStmt({loop(i), loop(i)});
+  Stmt distinct = seqStmt({loop(j), loop(k)});
+  expectDifferent(shared, distinct);
+  auto l = primVar("l");
+  expectSame(shared, seqStmt({loop(l), loop(l)}));
+}
+
+TEST(StructuralEqual, BindingDetailsCount) {
+  StructInfo si = tensorSInfo(DataType::Float32(), std::vector<int64_t>{4});
+  auto build = [&](bool dataflow, int64_t axis, bool matchCast) {
+    Var x = makeVar("x", si), y = makeVar("y", si);
+    Expr call = make<Call>(opRef("sum"), std::vector<Expr>{x}, Attrs{{"axis", axis}},
+                           std::vector<StructInfo>{}, si);
+    Binding b = matchCast ? Binding(make<MatchCast>(y, call, si)) : make<VarBinding>(y, call);
+    auto blk = make<BindingBlock>(std::vector<Binding>{b}, dataflow);
+    return make<Function>(std::vector<Var>{x},
+                          make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, y, si), si);
+  };
+  expectSame(build(false, 0, false), build(false, 0, false));
+  expectDifferent(build(false, 0, false), build(true, 0, false));
+  expectDifferent(build(false, 0, false), build(false, 1, false));
+  expectDifferent(build(false, 0, false), build(false, 0, true));
+}
+
+TEST(StructuralEqual, LoopKindAndBufferScopeCount) {
+  auto build = [](ForKind kind, const std::string& scope) {
+    auto a = makeBuffer("A", DataType::Float32(), {intImm(8)}, scope);
+    auto i = primVar("i");
+    return make<For>(i, intImm(0), intImm(8), kind,
+                     make<BufferStore>(a, floatImm(0.0), std::vector<PrimExpr>{i}));
+  };
+  expectSame(build(ForKind::Serial, "global"), build(ForKind::Serial, "global"));
+  expectDifferent(build(ForKind::Serial, "global"), build(ForKind::Parallel, "global"));
+  expectDifferent(build(ForKind::Serial, "global"), build(ForKind::Serial, "local"));
+}
