@@ -1,0 +1,138 @@
+// Legalization table: data movement (topi). Target shapes (reshape,
+// broadcast_to) come from the call's deduced struct info, which has already
+// resolved -1 and checked the element count.
+#include <map>
+
+#include "engine/te/topi.h"
+#include "engine/transform/legalize.h"
+
+namespace unity::transform::detail {
+
+using namespace ir;
+namespace topi = te::topi;
+using Outs = std::vector<te::Tensor>;
+
+namespace {
+
+std::optional<std::vector<PrimExpr>> deducedShape(const LegalizeArgs& a) {
+  auto* t = as<TensorSInfo>(a.call.sinfo);
+  if (!t || !t->hasShape())
+    return std::nullopt;
+  return *t->shape;
+}
+
+PrimExpr product(const std::vector<PrimExpr>& s, size_t from) {
+  PrimExpr n = intImm(1);
+  for (size_t d = from; d < s.size(); ++d)
+    n = n * s[d];
+  return n;
+}
+
+} // namespace
+
+void addManipLegalizations(std::map<std::string, LegalizeFn>& t) {
+  t["reshape"] = [](const LegalizeArgs& a) {
+    auto s = deducedShape(a);
+    return s ? Outs{topi::reshape(a.inputs[0], *s)} : Outs{};
+  };
+  t["broadcast_to"] = [](const LegalizeArgs& a) {
+    auto s = deducedShape(a);
+    return s ? Outs{topi::broadcastTo(a.inputs[0], *s)} : Outs{};
+  };
+  t["flatten"] = [](const LegalizeArgs& a) {
+    return Outs{topi::reshape(a.inputs[0], {product(a.inputs[0].shape(), 0)})};
+  };
+  t["nn.batch_flatten"] = [](const LegalizeArgs& a) {
+    const te::Tensor& x = a.inputs[0];
+    if (x.ndim() < 1)
+      return Outs{};
+    return Outs{topi::reshape(x, {x.shape()[0], product(x.shape(), 1)})};
+  };
+  t["permute_dims"] = [](const LegalizeArgs& a) {
+    std::vector<int> axes;
+    if (a.hasAttr("axes"))
+      for (int64_t v : a.attrInts("axes"))
+        axes.push_back(static_cast<int>(v));
+    return Outs{topi::transpose(a.inputs[0], axes)};
+  };
+  t["concat"] = [](const LegalizeArgs& a) {
+    if (a.tupleFields.empty())
+      return Outs{};
+    return Outs{topi::concat(a.tupleFields, static_cast<int>(a.attrInt("axis")))};
+  };
+  t["split"] = [](const LegalizeArgs& a) {
+    const AttrValue* v = a.attr("indices_or_sections");
+    int axis = static_cast<int>(a.attrInt("axis"));
+    if (auto* n = v ? std::get_if<int64_t>(v) : nullptr)
+      return topi::split(a.inputs[0], *n, axis);
+    return topi::splitAt(a.inputs[0], a.attrInts("indices_or_sections"), axis);
+  };
+  t["strided_slice"] = [](const LegalizeArgs& a) {
+    std::vector<int> axes;
+    for (int64_t v : a.attrInts("axes"))
+      axes.push_back(static_cast<int>(v));
+    std::vector<int64_t> strides =
+        a.hasAttr("strides") ? a.attrInts("strides") : std::vector<int64_t>{};
+    return Outs{
+        topi::stridedSlice(a.inputs[0], a.attrInts("begin"), a.attrInts("end"), strides, axes)};
+  };
+  t["take"] = [](const LegalizeArgs& a) {
+    te::Tensor x = a.inputs[0];
+    if (!a.hasAttr("axis")) {
+      x = topi::reshape(x, {product(x.shape(), 0)}, "T_reshape");
+      return Outs{topi::take(x, a.inputs[1], 0)};
+    }
+    return Outs{topi::take(x, a.inputs[1], static_cast<int>(a.attrInt("axis")))};
+  };
+  t["squeeze"] = [](const LegalizeArgs& a) {
+    std::vector<int> axes;
+    if (a.hasAttr("axis"))
+      for (int64_t v : a.attrInts("axis"))
+        axes.push_back(static_cast<int>(v));
+    return Outs{topi::squeeze(a.inputs[0], axes)};
+  };
+  t["expand_dims"] = [](const LegalizeArgs& a) {
+    auto s = deducedShape(a);
+    if (!s)
+      return Outs{};
+    return Outs{topi::reshape(a.inputs[0], *s, "T_expand_dims")};
+  };
+  t["nn.pad"] = [](const LegalizeArgs& a) {
+    if (a.attrString("pad_mode") != "constant")
+      return Outs{};
+    auto w = a.attrInts("pad_width");
+    std::vector<int64_t> before, after;
+    for (size_t i = 0; i + 1 < w.size(); i += 2) {
+      before.push_back(w[i]);
+      after.push_back(w[i + 1]);
+    }
+    return Outs{topi::pad(a.inputs[0], before, after, a.attrFloat("pad_value"))};
+  };
+  t["image.resize2d"] = [](const LegalizeArgs& a) {
+    if (a.attrString("layout") != "NCHW" || a.call.attrs.has("out_dtype"))
+      return Outs{};
+    std::string method = a.attrString("method"),
+                mode = a.attrString("coordinate_transformation_mode");
+    std::string rounding = a.attrString("rounding_method");
+    if (method == "nearest_neighbor")
+      method = "nearest";
+    if (method != "nearest" && method != "linear")
+      return Outs{};
+    if (mode != "half_pixel" && mode != "align_corners" && mode != "asymmetric")
+      return Outs{};
+    if (rounding == "round")
+      rounding = "round_prefer_ceil";
+    if (rounding.empty())
+      rounding = "round_prefer_ceil";
+    if (rounding != "floor" && rounding != "ceil" && rounding != "round_prefer_floor" &&
+        rounding != "round_prefer_ceil")
+      return Outs{};
+    auto size = a.attrInts("size");
+    if (size.size() != 2)
+      return Outs{};
+    return Outs{topi::resize2d(a.inputs[0], intImm(size[0]), intImm(size[1]), method, mode,
+                               rounding, "resize2d")};
+  };
+}
+
+} // namespace unity::transform::detail
