@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/ir/arith.h"
+
 namespace unity::op::arith {
 
 using namespace unity::ir;
@@ -262,8 +264,7 @@ PrimExpr simplify(const PrimExpr& e) {
     return e;
   if (isa<IntImm>(e) || isa<PrimVar>(e))
     return e;
-  PrimExpr out = rebuild(linearize(e));
-  return primEqual(out, e) ? e : out;
+  return unity::arith::simplify(e);
 }
 
 bool provablyEqual(const PrimExpr& a, const PrimExpr& b) {
@@ -271,6 +272,9 @@ bool provablyEqual(const PrimExpr& a, const PrimExpr& b) {
     return true;
   if (!a || !b || !a->dtype.isIntegral() || !b->dtype.isIntegral())
     return false;
+  if (unity::arith::provablyEqual(toIndex(a), toIndex(b)))
+    return true;
+  // The local linear form also merges structurally equal non-linear atoms.
   Linear l = linearize(toIndex(a));
   l.add(linearize(toIndex(b)), -1);
   l.prune();

@@ -1,7 +1,9 @@
 #pragma once
-// Small symbolic arithmetic for shape deduction: enough to keep deduced
-// shapes readable ((n + 2 - 3) // 1 + 1 -> n) and to decide equality of
-// dimensions, without depending on the full simplifier.
+// Symbolic arithmetic for shape deduction: keeps deduced shapes readable
+// ((n + 2 - 3) // 1 + 1 -> n), decides equality of dimensions, and divides
+// element counts exactly. simplify() and provablyEqual() delegate to the
+// engine's simplifier (engine/ir/arith.h); the local linear form below backs
+// provablyDifferent(), exact monomial division, and a structural fallback.
 //
 // Algorithm: an integer expression is brought into a *linear form* -- a
 // constant plus a sum of atoms with integer coefficients, where an atom is
