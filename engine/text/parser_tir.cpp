@@ -751,8 +751,7 @@ Stmt Parser::forStmt() {
     if (pos.size() != 1)
       fail(kindTok, "with extent=, give exactly one positional argument (the start)");
     min = pos[0];
-    extent = *extentKw;
-    unify(min, extent);
+    extent = *extentKw; // no unification: min and extent may differ in dtype
   } else if (pos.size() == 1) {
     extent = pos[0];
     min = {intImm(0, extent.e->dtype), false, 1};
@@ -799,7 +798,6 @@ Range Parser::regionDim() {
   if (!acceptOp(":"))
     return {a.e, intImm(1, a.e->dtype)};
   PE b = primExpr();
-  unify(a, b);
   auto* ai = as<IntImm>(a.e);
   auto* bi = as<IntImm>(b.e);
   if (ai && bi && ai->dtype == bi->dtype)
@@ -896,7 +894,6 @@ Stmt Parser::blockStmt() {
       expectOp(")", "to close T.axis");
       expectNewline("after T.axis(...)");
       PE m = min ? *min : PE{intImm(0, extent.e->dtype), false, 1};
-      unify(m, extent);
       auto v = primVar(s.text, vt ? *vt : extent.e->dtype);
       iters.push_back(IterVar{v, Range{m.e, extent.e},
                               kind.text == "reduce" ? IterType::Reduce : IterType::Spatial});

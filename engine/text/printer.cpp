@@ -446,8 +446,10 @@ std::string Printer::module(const IRModule& m) {
       out += function(name, *fn);
     else if (auto* pf = as<PrimFunc>(f))
       out += primFunc(name, *pf);
-    else if (auto* ef = as<ExternFunc>(f))
+    else if (auto* ef = as<ExternFunc>(f)) {
+      beginFunction();
       out += name + " = " + externFunc(*this, ef) + "\n";
+    }
   }
   if (!metadata_.empty())
     out += "\n" + metadataSection();
