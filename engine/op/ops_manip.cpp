@@ -8,6 +8,7 @@
 // error; counts that merely cannot be proven equal are accepted (the runtime
 // checks them), as in TVM.
 #include <algorithm>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -197,6 +198,8 @@ StructInfo deduceStridedSlice(const Call& call, const DeduceContext& ctx) {
     int64_t b = begin[i], e = end[i], s = strides[i];
     if (s == 0)
       fail(call, ctx, fmt::format("stride of axis {} is 0", axes[i]));
+    if (s == INT64_MIN || b == INT64_MIN || e == INT64_MIN)
+      fail(call, ctx, fmt::format("slice bounds of axis {} are out of range", axes[i]));
     PrimExpr dim = arith::toIndex(shape[ax[i]]);
     if (auto c = asConstInt(dim)) {
       int64_t n = *c;
@@ -208,10 +211,10 @@ StructInfo deduceStridedSlice(const Call& call, const DeduceContext& ctx) {
       int64_t len;
       if (s > 0) {
         int64_t bb = clampIdx(b, 0, n), ee = clampIdx(e, 0, n);
-        len = ee > bb ? (ee - bb + s - 1) / s : 0;
+        len = ee > bb ? (ee - bb - 1) / s + 1 : 0;
       } else {
         int64_t bb = clampIdx(b, -1, n - 1), ee = clampIdx(e, -1, n - 1);
-        len = bb > ee ? (bb - ee + (-s) - 1) / (-s) : 0;
+        len = bb > ee ? (bb - ee - 1) / -s + 1 : 0;
       }
       shape[ax[i]] = intImm(len);
       continue;

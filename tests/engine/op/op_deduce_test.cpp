@@ -367,6 +367,11 @@ TEST(OpManip, SliceTakeSqueezeExpand) {
             {"end", std::vector<int64_t>{-11}},
             {"strides", std::vector<int64_t>{-1}}};
   EXPECT_TRUE(hasShape(deduce("strided_slice", {tensor({10})}, neg), {10})); // reversal
+  Attrs huge{{"axes", std::vector<int64_t>{0}},
+             {"begin", std::vector<int64_t>{0}},
+             {"end", std::vector<int64_t>{10}},
+             {"strides", std::vector<int64_t>{INT64_MAX}}};
+  EXPECT_TRUE(hasShape(deduce("strided_slice", {tensor({10})}, huge), {1})); // no overflow
   Attrs sym{{"axes", std::vector<int64_t>{0}},
             {"begin", std::vector<int64_t>{2}},
             {"end", std::vector<int64_t>{int64_t(1) << 40}}};
