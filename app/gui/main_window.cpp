@@ -156,10 +156,13 @@ void MainWindow::createMenus() {
   QAction* buildAction = build->addAction(tr("&Build"));
   buildAction->setObjectName("buildAction");
   buildAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-  // Stays disabled until the engine's build driver (engine/build.h) exists:
-  // a Build that did nothing would be a lie.
+  // Builds belong to the window's session (module, target, pass history),
+  // which the pass timeline and tuning views share. Until that exists the
+  // action stays disabled rather than doing half a build out of sight;
+  // `lowerscope-cli build FILE` builds today.
   buildAction->setEnabled(false);
-  buildAction->setStatusTip(tr("Build the open model (needs the unity build driver)"));
+  buildAction->setStatusTip(
+      tr("Build the open model (from the window: not wired yet; use lowerscope-cli build FILE)"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* about = help->addAction(tr("&About Lowerscope"), this, &MainWindow::showAbout);

@@ -111,7 +111,7 @@ TEST_F(MainWindowTest, MenusOfferFileViewBuildHelp) {
   for (QDockWidget* d : w.docks())
     EXPECT_TRUE(view->actions().contains(d->toggleViewAction())) << d->objectName().toStdString();
 
-  // Nothing can be built before the engine's build driver exists; the action
+  // The window builds through its session, which does not exist yet; the action
   // must say so by being disabled, not pretend.
   auto* build = w.findChild<QAction*>("buildAction");
   ASSERT_NE(build, nullptr);
