@@ -1,8 +1,10 @@
 // The list of built-in passes and pipelines. One entry per pass: adding a
 // pass to the engine means writing it and listing it here.
 #include "engine/ir/arith.h"
+#include "engine/transform/default_schedule.h"
 #include "engine/transform/fuse_ops.h"
 #include "engine/transform/graph_cleanup.h"
+#include "engine/transform/legalize.h"
 #include "engine/transform/lower_executor.h"
 #include "engine/transform/normalize.h"
 #include "engine/transform/registry.h"
@@ -41,6 +43,9 @@ void registerBuiltinPasses() {
   registerPass({"CanonicalizeBindings", PassLevel::Graph,
                 "remove variable aliases and fold items of literal tuples",
                 canonicalizeBindingsPass});
+  registerPass({"Legalize", PassLevel::Graph,
+                "lower every operator call to call_tir of a generated tensor function",
+                legalizePass});
   registerPass({"AnnotateOpPattern", PassLevel::Tensor,
                 "derive op_pattern of tensor functions from their blocks", annotateOpPatternPass});
   registerPass({"FuseOps", PassLevel::Graph,
@@ -55,6 +60,9 @@ void registerBuiltinPasses() {
       {"LowerBlocks", PassLevel::Tensor,
        "replace blocks by their bindings; reduction init under a first-iteration test",
        [] { return tensorPass("LowerBlocks", 0, [](auto& f) { return lowerBlocks(f); }); }});
+  registerPass({"DefaultSchedule", PassLevel::Tensor,
+                "inline injective producers, parallelize, vectorize and tile untuned kernels",
+                defaultSchedulePass});
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
 
@@ -62,7 +70,7 @@ void registerBuiltinPasses() {
                     "the default lowering for the llvm target",
                     {"Normalize", "CanonicalizeBindings", "DeadCodeElimination", "Legalize",
                      "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination",
-                     "LowerBlocks", "Simplify", "LowerToExecutor"}});
+                     "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform
