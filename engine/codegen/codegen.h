@@ -10,8 +10,8 @@
 // function pointers; emitForTarget produces LLVM IR, assembly and an object
 // file for any triple LLVM knows (cross targets are never executed).
 //
-// Functions may still contain Block nodes: transform::lowerBlocks runs on
-// each of them first.
+// Functions may still contain Block nodes: transform::lowerForCodegen
+// (lowerBlocks + index simplification) runs on each of them first.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -784,7 +784,8 @@ std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx, const Named
       throw Error("codegen: a function has an empty name");
     if (!names.insert(name).second)
       throw Error("codegen: function name '" + name + "' is used twice");
-    KernelEmitter(*m, name, kernelSymbol(name), transform::lowerBlocks(f), opts.fastMath).emit();
+    KernelEmitter(*m, name, kernelSymbol(name), transform::lowerForCodegen(f), opts.fastMath)
+        .emit();
   }
   return m;
 }

@@ -13,6 +13,7 @@
 
 #include <unordered_map>
 
+#include "engine/ir/arith.h"
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
 
@@ -81,5 +82,22 @@ PrimFuncRef lowerBlocks(const PrimFuncRef& f) {
   BlockLowerer lowerer;
   return mutatePrimFunc(lowerer, f);
 }
+
+PrimFuncRef simplifyIndexMath(const PrimFuncRef& f) {
+  if (!f)
+    throw Error("simplifyIndexMath: null function");
+  arith::Analyzer analyzer;
+  for (auto& p : f->params)
+    if (p.buffer)
+      for (auto& d : p.buffer->shape)
+        if (auto v = cast<PrimVar>(d))
+          analyzer.markNonNegative(v);
+  Stmt body = arith::simplify(f->body, analyzer);
+  if (sameNode(body, f->body))
+    return f;
+  return make<PrimFunc>(f->params, body, f->attrs);
+}
+
+PrimFuncRef lowerForCodegen(const PrimFuncRef& f) { return simplifyIndexMath(lowerBlocks(f)); }
 
 } // namespace unity::transform

@@ -23,4 +23,12 @@ namespace unity::transform {
 ir::PrimFuncRef lowerBlocks(const ir::PrimFuncRef& f);
 ir::Stmt lowerBlocks(const ir::Stmt& s);
 
+/// Simplifies the index math of f (arith::simplify over the body, with the
+/// shape variables of its buffer parameters known to be non-negative).
+/// Returns `f` itself when nothing simplifies.
+ir::PrimFuncRef simplifyIndexMath(const ir::PrimFuncRef& f);
+
+/// What codegen runs on each function: lowerBlocks, then simplifyIndexMath.
+ir::PrimFuncRef lowerForCodegen(const ir::PrimFuncRef& f);
+
 } // namespace unity::transform

@@ -106,3 +106,19 @@ TEST(TirLower, NestedBlocksAreLoweredAndBindingsCastToIterType) {
   EXPECT_EQ(c->dtype, DataType::Int64());
   EXPECT_TRUE(sameNode(c->value, i));
 }
+
+TEST(TirLower, LowerForCodegenSimplifiesIndexMath) {
+  auto n = primVar("n");
+  auto A = makeBuffer("A", DataType::Float32(), {n});
+  auto i = primVar("i");
+  // A[(i * 1 + 0)] = 1  ->  A[i] = 1
+  PrimFuncRef f =
+      primFunc({bufParam(A)}, loop(i, n, store(A, floatImm(1.0), {PrimExpr(i) * 1 + 0})));
+  PrimFuncRef g = transform::lowerForCodegen(f);
+  auto* st = as<BufferStore>(as<For>(g->body)->body);
+  ASSERT_NE(st, nullptr);
+  EXPECT_TRUE(sameNode(st->indices[0], i));
+  // Already simple: the same function comes back.
+  PrimFuncRef h = elementwiseAdd();
+  EXPECT_TRUE(sameNode(transform::lowerForCodegen(h), h));
+}
