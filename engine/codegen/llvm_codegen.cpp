@@ -655,6 +655,9 @@ private:
     }
     case NodeKind::PrimLet: {
       auto* op = as<PrimLet>(e);
+      if (op->value->dtype != op->var->dtype)
+        fail("let of '" + op->var->name + "' (" + op->var->dtype.str() + ") binds a value of " +
+             op->value->dtype.str());
       VarBinding bind(*this, op->var.get(), emitExpr(op->value));
       return emitExpr(op->body);
     }

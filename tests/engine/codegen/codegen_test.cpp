@@ -426,3 +426,22 @@ TEST(Codegen, KernelNamesThatClashWithLibcGetASuffixedSymbol) {
   EXPECT_EQ(art.symbols[0].second, "exp_kernel");
   EXPECT_NE(art.assembly.find("exp_kernel:"), std::string::npos);
 }
+
+TEST(Codegen, FastMathFlagsOnlyWhenAsked) {
+  codegen::CodegenOptions opts;
+  opts.optLevel = 0;
+  std::string strict = codegen::emitLLVMIR({{"add", elementwiseAdd()}}, opts);
+  EXPECT_EQ(strict.find("fadd fast"), std::string::npos);
+  EXPECT_NE(strict.find("fadd float"), std::string::npos);
+  opts.fastMath = true;
+  std::string fast = codegen::emitLLVMIR({{"add", elementwiseAdd()}}, opts);
+  EXPECT_NE(fast.find("fadd fast"), std::string::npos);
+}
+
+TEST(Codegen, MismatchedLetIsAnError) {
+  auto A = makeBuffer("A", DataType::Float32(), {intImm(1)});
+  auto v = primVar("v", DataType::Int32());
+  auto f =
+      primFunc({bufParam(A)}, make<LetStmt>(v, intImm(1), store(A, floatImm(0.0), {intImm(0)})));
+  EXPECT_THROW(compileForHost({{"badlet", f}}), Error);
+}
