@@ -76,6 +76,16 @@ std::string safeName(std::string s) {
 
 void dumpPasses(const unity::BuildResult& r, const fs::path& dir) {
   fs::create_directories(dir);
+  // Files of an earlier dump would mix with this one: remove them.
+  for (auto& entry : fs::directory_iterator(dir)) {
+    std::string n = entry.path().filename().string();
+    bool numbered = n.size() > 4 && isdigit(static_cast<unsigned char>(n[0])) &&
+                    isdigit(static_cast<unsigned char>(n[1])) &&
+                    isdigit(static_cast<unsigned char>(n[2])) && n[3] == '_' &&
+                    entry.path().extension() == ".txt";
+    if (numbered || n == "index.json")
+      fs::remove(entry.path());
+  }
   nlohmann::json index = nlohmann::json::array();
   writeFile(dir / "000_Input.txt", unity::text::printModule(r.input));
   index.push_back({{"index", 0},

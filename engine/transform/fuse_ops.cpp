@@ -303,8 +303,22 @@ private:
       return false;
 
     // Build the function: params for inputs, fresh vars for every binding.
+    // Constant arguments become parameters too (the call passes them), so
+    // that FuseTIR sees every tensor as a buffer parameter.
     struct Remap : ExprMutator {
       using ExprMutator::varRemap_;
+      std::vector<std::pair<const Constant*, Var>> lifted;
+      Expr visitLeaf(const Expr& self) override {
+        auto* c = as<Constant>(self);
+        if (!c)
+          return self;
+        for (auto& [k, v] : lifted)
+          if (k == c)
+            return v;
+        Var p = makeVar("const" + std::to_string(lifted.size()), self->sinfo);
+        lifted.emplace_back(c, p);
+        return p;
+      }
     } remap;
     std::vector<Var> params;
     for (auto* v : inputs) {
@@ -344,6 +358,8 @@ private:
       inner.push_back(make<VarBinding>(tv, Expr(make<Tuple>(results, retSInfo))));
       result = tv;
     }
+    for (auto& [c, p] : remap.lifted)
+      params.push_back(p);
     auto innerBlk = make<BindingBlock>(std::move(inner), true);
     Expr body = make<SeqExpr>(std::vector<Ref<BindingBlock>>{innerBlk}, result, retSInfo);
     std::string base = "fused";
@@ -362,6 +378,8 @@ private:
     std::vector<Expr> args;
     for (auto* v : inputs)
       args.push_back(Expr(Ref<VarNode>(v)));
+    for (auto& [c, p] : remap.lifted)
+      args.push_back(Expr(Ref<Constant>(c)));
     Expr call = make<Call>(Expr(make<GlobalVar>(name, fn->sinfo)), args, Attrs{},
                            std::vector<StructInfo>{}, retSInfo);
     if (outputs.size() == 1) {
