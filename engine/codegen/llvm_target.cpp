@@ -98,6 +98,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const ResolvedTarget& t
   if (t.cpu != "generic" && (!sti || !sti->isCPUStringValid(t.cpu)))
     throw Error("codegen: CPU '" + t.cpu + "' is not known for target '" + t.triple + "'");
   llvm::TargetOptions to;
+  // Fuse a*b+c into FMA in the backend, as TVM and GCC do by default
+  // (-ffp-contract=fast); other fast-math relaxations stay opt-in.
+  to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::optional<llvm::Reloc::Model> reloc;
   if (triple.isOSBinFormatELF() && triple.getOS() != llvm::Triple::UnknownOS)
     reloc = llvm::Reloc::PIC_;
