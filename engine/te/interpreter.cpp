@@ -565,18 +565,21 @@ public:
 
   void execBlock(const Block* b) {
     std::vector<Value> vals;
-    for (size_t i = 0; i < b->iters.size(); ++i) {
-      const IterVar& iv = b->iters[i];
-      int64_t v = evalInt(b->bindings[i]), lo = evalInt(iv.dom.min), n = evalInt(iv.dom.extent);
-      if (v < lo || v >= lo + n)
-        fail("block '" + b->name + "': iteration variable '" + iv.var->name + "' bound to " +
-             std::to_string(v) + ", outside its domain [" + std::to_string(lo) + ", " +
-             std::to_string(lo + n) + ")");
-      vals.push_back(fromInt(v, iv.var->dtype));
-    }
+    for (size_t i = 0; i < b->iters.size(); ++i)
+      vals.push_back(fromInt(evalInt(b->bindings[i]), b->iters[i].var->dtype));
     for (size_t i = 0; i < b->iters.size(); ++i)
       bindVar(b->iters[i].var.get(), vals[i]);
+    // An instance whose predicate is false does not exist (a non-exact
+    // split): its bindings may lie outside the domains.
     if (!b->predicate || eval(b->predicate).i) {
+      for (size_t i = 0; i < b->iters.size(); ++i) {
+        const IterVar& iv = b->iters[i];
+        int64_t v = vals[i].i, lo = evalInt(iv.dom.min), n = evalInt(iv.dom.extent);
+        if (v < lo || v >= lo + n)
+          fail("block '" + b->name + "': iteration variable '" + iv.var->name + "' bound to " +
+               std::to_string(v) + ", outside its domain [" + std::to_string(lo) + ", " +
+               std::to_string(lo + n) + ")");
+      }
       BlockFrame f{b, false, {}, {}, {}};
       f.check = opt_.checkRegions && !(b->iters.empty() && b->reads.empty() && b->writes.empty());
       if (f.check) {

@@ -1,0 +1,286 @@
+// Loop primitives: split, fuse, reorder and the loop kinds.
+//
+// Each one rewrites a For chain and substitutes the old loop variables in
+// the body by expressions of the new ones, so block bindings (and any
+// nested extent) follow. Index expressions are simplified on the spot to
+// keep the printed IR readable; LowerBlocks + Simplify do the rest.
+//  - split(l, [f0..fn]): l = min + ((l0*f1 + l1)*f2 + l2)...; when the
+//    product P exceeds the extent E, the blocks under l get the predicate
+//    fused < E (an exact split needs none).
+//  - fuse(l0..ln): li = min_i + (f / stride_i) % ext_i (no % for the first,
+//    no / for the last).
+//  - reorder: the loops of a perfectly nested chain are permuted; loops not
+//    named keep their positions.
+#include <algorithm>
+#include <unordered_map>
+
+#include "engine/ir/arith.h"
+#include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_internal.h"
+#include "engine/support/error.h"
+
+namespace unity::schedule {
+
+using namespace ir;
+using namespace detail;
+
+namespace {
+
+std::string factorsStr(const std::vector<int64_t>& f) {
+  std::string s = "[";
+  for (size_t i = 0; i < f.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(f[i]);
+  return s + "]";
+}
+
+/// Adds `cond` to the predicate of the outermost blocks under s. Fails when
+/// a store under s is outside every block (it could not be guarded).
+Stmt predicateBlocks(const Stmt& s, const PrimExpr& cond, const std::string& loop) {
+  struct Adder : StmtMutator {
+    PrimExpr cond;
+    std::string loop;
+    using StmtMutator::mutate;
+    Stmt visitBlock(const Block* op, const Stmt&) override {
+      PrimExpr p = op->predicate ? logicalAnd(op->predicate, cond) : cond;
+      return make<Block>(op->name, op->iters, op->bindings, op->reads, op->writes, op->init,
+                         op->body, op->allocs, p, op->annotations);
+    }
+    Stmt visitBufferStore(const BufferStore* op, const Stmt&) override {
+      throw Error("schedule: split: loop '" + loop + "' holds a store to '" + op->buffer->name +
+                  "' outside any block; a non-exact split cannot guard it");
+    }
+  } a;
+  a.cond = cond;
+  a.loop = loop;
+  return a.mutate(s);
+}
+
+} // namespace
+
+std::vector<LoopRV> Schedule::split(const LoopRV& rv, std::vector<int64_t> factors) {
+  auto f = loop(rv);
+  const std::string name = f->var->name;
+  LoopLocator where = locate(rv);
+  auto ext = asConstInt(f->extent);
+  if (!ext)
+    throw Error("schedule: split: loop '" + name +
+                "' has a non-constant extent; only constant extents can be split");
+  if (factors.size() < 2)
+    throw Error("schedule: split: loop '" + name + "' needs at least two factors, got " +
+                factorsStr(factors));
+  int inferred = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i] == -1) {
+      if (inferred >= 0)
+        throw Error("schedule: split: loop '" + name + "': more than one factor is -1 in " +
+                    factorsStr(factors));
+      inferred = static_cast<int>(i);
+    } else if (factors[i] <= 0) {
+      throw Error("schedule: split: loop '" + name + "': factor " + std::to_string(factors[i]) +
+                  " is neither positive nor -1");
+    } else {
+      known *= factors[i];
+    }
+  }
+  if (inferred >= 0)
+    factors[inferred] = std::max<int64_t>(1, (*ext + known - 1) / known);
+  int64_t product = 1;
+  for (auto x : factors)
+    product *= x;
+  if (product < *ext)
+    throw Error("schedule: split: the factors " + factorsStr(factors) + " of loop '" + name +
+                "' multiply to " + std::to_string(product) + ", less than its extent " +
+                std::to_string(*ext));
+
+  DataType t = f->var->dtype;
+  std::vector<Ref<PrimVar>> vars;
+  for (size_t i = 0; i < factors.size(); ++i)
+    vars.push_back(primVar(name + "_" + std::to_string(i), t));
+  PrimExpr idx = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i)
+    idx = idx * makeConst(t, double(factors[i])) + PrimExpr(vars[i]);
+  PrimExpr orig = isConstInt(f->min, 0) ? idx : f->min + idx;
+  Stmt body = substitute(f->body, {{f->var.get(), arith::simplify(orig)}});
+  if (product != *ext)
+    body = predicateBlocks(body, lt(idx, makeConst(t, double(*ext))), name);
+  for (size_t i = vars.size(); i-- > 0;)
+    body = make<For>(vars[i], makeConst(t, 0), makeConst(t, double(factors[i])), ForKind::Serial,
+                     body);
+  setBody(replaceStmt(func_->body, f.get(), body));
+  trace_.append({"split", {}, {where}, factors});
+  std::vector<LoopRV> out;
+  for (auto& v : vars)
+    out.push_back(LoopRV{v});
+  return out;
+}
+
+LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
+  if (loops.size() < 2)
+    throw Error("schedule: fuse needs at least two loops, got " + std::to_string(loops.size()));
+  std::vector<Ref<For>> fors;
+  for (auto& l : loops)
+    fors.push_back(loop(l));
+  std::vector<LoopLocator> locs;
+  for (auto& l : loops)
+    locs.push_back(locate(l));
+  std::vector<const PrimVar*> outerVars;
+  std::string name;
+  for (size_t i = 0; i < fors.size(); ++i) {
+    if (i > 0 && !sameNode(fors[i - 1]->body, fors[i]))
+      throw Error("schedule: fuse: loop '" + fors[i]->var->name +
+                  "' is not the whole body of loop '" + fors[i - 1]->var->name +
+                  "' (fused loops must be perfectly nested, listed outermost first)");
+    if (usesAnyVar(fors[i]->min, outerVars) || usesAnyVar(fors[i]->extent, outerVars))
+      throw Error("schedule: fuse: the range of loop '" + fors[i]->var->name +
+                  "' depends on an outer fused loop");
+    if (!(fors[i]->var->dtype == fors[0]->var->dtype))
+      throw Error("schedule: fuse: loops '" + fors[0]->var->name + "' and '" + fors[i]->var->name +
+                  "' have different index types");
+    outerVars.push_back(fors[i]->var.get());
+    name += fors[i]->var->name + "_";
+  }
+  DataType t = fors[0]->var->dtype;
+  auto fv = primVar(name + "fused", t);
+  std::unordered_map<const PrimVar*, PrimExpr> subst;
+  PrimExpr stride = makeConst(t, 1);
+  for (size_t i = fors.size(); i-- > 0;) {
+    PrimExpr e = fv;
+    if (!isConstInt(stride, 1))
+      e = floordiv(e, stride);
+    if (i > 0)
+      e = floormod(e, fors[i]->extent);
+    if (!isConstInt(fors[i]->min, 0))
+      e = fors[i]->min + e;
+    subst[fors[i]->var.get()] = arith::simplify(e);
+    stride = arith::simplify(stride * fors[i]->extent);
+  }
+  Stmt body = substitute(fors.back()->body, subst);
+  Stmt fused = make<For>(fv, makeConst(t, 0), stride, ForKind::Serial, body);
+  setBody(replaceStmt(func_->body, fors[0].get(), fused));
+  trace_.append({"fuse", {}, locs, {}});
+  return LoopRV{fv};
+}
+
+void Schedule::reorder(const std::vector<LoopRV>& loops) {
+  if (loops.size() < 2)
+    throw Error("schedule: reorder needs at least two loops, got " + std::to_string(loops.size()));
+  std::vector<Ref<For>> fors;
+  std::vector<LoopLocator> locs;
+  for (auto& l : loops) {
+    fors.push_back(loop(l));
+    locs.push_back(locate(l));
+  }
+  for (size_t i = 0; i < fors.size(); ++i)
+    for (size_t j = i + 1; j < fors.size(); ++j)
+      if (fors[i].get() == fors[j].get())
+        throw Error("schedule: reorder: loop '" + fors[i]->var->name + "' is listed twice");
+  // The outermost listed loop is the one whose subtree holds all the others.
+  auto depth = [&](const Ref<For>& f) {
+    return findLoop(func_->body, f->var.get()).ancestors.size();
+  };
+  size_t outer = 0, inner = 0;
+  for (size_t i = 1; i < fors.size(); ++i) {
+    if (depth(fors[i]) < depth(fors[outer]))
+      outer = i;
+    if (depth(fors[i]) > depth(fors[inner]))
+      inner = i;
+  }
+  std::vector<Ref<For>> chain{fors[outer]};
+  while (chain.back().get() != fors[inner].get()) {
+    auto next = cast<For>(chain.back()->body);
+    if (!next) {
+      std::string names;
+      for (auto& f : fors)
+        names += (names.empty() ? "'" : ", '") + f->var->name + "'";
+      throw Error("schedule: reorder: loops " + names +
+                  " are not one perfectly nested chain (the body of loop '" +
+                  chain.back()->var->name + "' is not a single loop)");
+    }
+    chain.push_back(next);
+  }
+  std::vector<size_t> slots;
+  for (auto& f : fors) {
+    auto it = std::find_if(chain.begin(), chain.end(),
+                           [&](const Ref<For>& c) { return c.get() == f.get(); });
+    if (it == chain.end())
+      throw Error("schedule: reorder: loop '" + f->var->name + "' is not in the nest of loop '" +
+                  chain.front()->var->name + "'");
+    slots.push_back(static_cast<size_t>(it - chain.begin()));
+  }
+  std::vector<const PrimVar*> chainVars;
+  for (auto& c : chain)
+    chainVars.push_back(c->var.get());
+  for (auto& c : chain)
+    if (usesAnyVar(c->min, chainVars) || usesAnyVar(c->extent, chainVars))
+      throw Error("schedule: reorder: the range of loop '" + c->var->name +
+                  "' depends on another loop of the nest");
+  std::sort(slots.begin(), slots.end());
+  auto order = chain;
+  for (size_t k = 0; k < fors.size(); ++k)
+    order[slots[k]] = fors[k];
+  Stmt body = chain.back()->body;
+  for (size_t i = order.size(); i-- > 0;)
+    body = make<For>(order[i]->var, order[i]->min, order[i]->extent, order[i]->forKind, body,
+                     order[i]->annotations);
+  setBody(replaceStmt(func_->body, chain.front().get(), body));
+  trace_.append({"reorder", {}, locs, {}});
+}
+
+namespace {
+const char* primitiveName(ForKind k) {
+  switch (k) {
+  case ForKind::Parallel:
+    return "parallel";
+  case ForKind::Vectorized:
+    return "vectorize";
+  case ForKind::Unrolled:
+    return "unroll";
+  default:
+    return "serial";
+  }
+}
+} // namespace
+
+namespace {
+void checkSpatialOnly(const For* f, ForKind kind) {
+  for (auto* b : blocksUnder(f->body))
+    for (size_t i = 0; i < b->iters.size(); ++i)
+      if (b->iters[i].type == IterType::Reduce && usesVar(b->bindings[i], f->var.get()))
+        throw Error(std::string("schedule: ") + primitiveName(kind) + ": loop '" + f->var->name +
+                    "' feeds the reduction iterator '" + b->iters[i].var->name + "' of block '" +
+                    b->name + "'; only loops over spatial iterators can be " +
+                    (kind == ForKind::Parallel ? "parallel" : "vectorized"));
+}
+} // namespace
+
+void Schedule::parallel(const LoopRV& rv) {
+  auto f = loop(rv);
+  checkSpatialOnly(f.get(), ForKind::Parallel);
+  LoopLocator where = locate(rv);
+  setBody(replaceStmt(
+      func_->body, f.get(),
+      make<For>(f->var, f->min, f->extent, ForKind::Parallel, f->body, f->annotations)));
+  trace_.append({"parallel", {}, {where}, {}});
+}
+
+void Schedule::vectorize(const LoopRV& rv) {
+  auto f = loop(rv);
+  checkSpatialOnly(f.get(), ForKind::Vectorized);
+  LoopLocator where = locate(rv);
+  setBody(replaceStmt(
+      func_->body, f.get(),
+      make<For>(f->var, f->min, f->extent, ForKind::Vectorized, f->body, f->annotations)));
+  trace_.append({"vectorize", {}, {where}, {}});
+}
+
+void Schedule::unroll(const LoopRV& rv) {
+  auto f = loop(rv);
+  LoopLocator where = locate(rv);
+  setBody(replaceStmt(
+      func_->body, f.get(),
+      make<For>(f->var, f->min, f->extent, ForKind::Unrolled, f->body, f->annotations)));
+  trace_.append({"unroll", {}, {where}, {}});
+}
+
+} // namespace unity::schedule

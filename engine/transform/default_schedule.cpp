@@ -1,0 +1,389 @@
+// DefaultSchedule: rule-based schedules for untuned tensor functions, built
+// only from schedule primitives (so each result is also a replayable trace).
+//
+// 1. Inline: every elementwise/injective block writing an intermediate is
+//    inlined into its readers (computeInline), repeatedly. Exception: a
+//    producer whose value holds a Select (padding) is kept when a reduction
+//    reads it — inlined, the bounds test would run at every multiply-add;
+//    materialized, it is one cheap pass over the data.
+// 2. Each remaining block, on the loops that hold only it ("own" loops):
+//    - spatial only: the innermost loop is vectorized when it runs along the
+//      last index of the stored buffer (contiguous writes); a long constant
+//      one is first split by 64 so outer iterations remain. The leading
+//      loops are fused until they count >= 4 * numCores iterations and made
+//      parallel.
+//    - reduction: x = the spatial loop along the output's last index, u = a
+//      spatial loop such that some input read along x does not depend on u
+//      (B[k, j] for C[i, j]: u = i), so one vector load of that input serves
+//      U unrolled rows. Split x by V (a multiple of 16 floats: one or more
+//      AVX-512 registers) and u by U, order
+//          [other spatial] x_o u_o | reduce loops (fused) | u_i x_i
+//      (i.e. j_o i_o k i_i j_i for matmul), unroll u_i, vectorize x_i, and
+//      decompose the reduction at the reduce loop so the init is its own
+//      vectorized nest. The U x V accumulator tile has addresses invariant
+//      in the reduce loop: LLVM keeps it in registers (LICM scalar
+//      promotion) and the inner body is V/16 * U fused multiply-adds per
+//      broadcast of A. The outer spatial loops are fused and parallel.
+//    Anything a rule cannot handle (symbolic extents, loops shared by
+//    several blocks, a primitive refusing) leaves that block as it was: the
+//    schedule is tried on a copy and only kept when every step succeeded.
+#include "engine/transform/default_schedule.h"
+
+#include <thread>
+
+#include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_internal.h"
+#include "engine/support/error.h"
+
+namespace unity::transform {
+
+using namespace ir;
+using schedule::BlockRV;
+using schedule::LoopRV;
+using schedule::Schedule;
+
+namespace {
+
+constexpr int64_t kVectorLanes = 16; // float32 in a 512-bit register
+
+bool hasSelect(const PrimExpr& e) {
+  bool found = false;
+  walkPrimExpr(e, [&](const PrimExpr& x) { found = found || isa<Select>(x); });
+  return found;
+}
+
+bool isReduction(const Block* b) {
+  if (b->init)
+    return true;
+  for (auto& it : b->iters)
+    if (it.type == IterType::Reduce)
+      return true;
+  return false;
+}
+
+bool isParam(const PrimFuncRef& f, const Buffer* b) {
+  for (auto& p : f->params)
+    if (p.buffer.get() == b)
+      return true;
+  return false;
+}
+
+bool readsBuffer(const Block* b, const Buffer* buf) {
+  bool found = false;
+  auto check = [&](const Stmt& s) {
+    if (!s)
+      return;
+    walkStmt(s, [&](const Stmt& x) {
+      if (auto* st = as<BufferStore>(x)) {
+        for (auto& e : st->indices)
+          walkPrimExpr(e, [&](const PrimExpr& y) {
+            found = found || (isa<BufferLoad>(y) && as<BufferLoad>(y)->buffer.get() == buf);
+          });
+        walkPrimExpr(st->value, [&](const PrimExpr& y) {
+          found = found || (isa<BufferLoad>(y) && as<BufferLoad>(y)->buffer.get() == buf);
+        });
+      }
+    });
+  };
+  check(b->init);
+  check(b->body);
+  return found;
+}
+
+/// Inlines injective producers of intermediates until nothing changes.
+void inlineProducers(Schedule& s) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto& rv : s.getBlocks()) {
+      auto b = s.block(rv);
+      auto* st = as<BufferStore>(b->body);
+      if (isReduction(b.get()) || !st || isParam(s.func(), st->buffer.get()))
+        continue;
+      bool keep = false;
+      if (hasSelect(st->value))
+        for (auto* c : schedule::detail::blocksUnder(s.func()->body))
+          keep = keep || (c != b.get() && isReduction(c) && readsBuffer(c, st->buffer.get()));
+      if (keep)
+        continue;
+      Schedule attempt = s;
+      try {
+        attempt.computeInline(rv);
+      } catch (const Error&) {
+        continue;
+      }
+      s = attempt;
+      changed = true;
+      break;
+    }
+  }
+}
+
+struct OwnLoop {
+  LoopRV rv;
+  Ref<For> f;
+  bool spatial = false, reduce = false; // the iterator kinds it feeds
+};
+
+/// The loops holding only `rv` (perfectly nested down to it), outermost first.
+std::vector<OwnLoop> ownLoops(const Schedule& s, const BlockRV& rv) {
+  auto blk = s.block(rv);
+  std::vector<OwnLoop> out;
+  for (auto& l : s.getLoops(rv)) {
+    auto f = s.loop(l);
+    auto under = schedule::detail::blocksUnder(f->body);
+    if (under.size() != 1) {
+      out.clear();
+      continue;
+    }
+    OwnLoop o{l, f};
+    for (size_t i = 0; i < blk->iters.size(); ++i)
+      if (schedule::detail::usesVar(blk->bindings[i], f->var.get()))
+        (blk->iters[i].type == IterType::Reduce ? o.reduce : o.spatial) = true;
+    out.push_back(o);
+  }
+  for (size_t i = 0; i + 1 < out.size(); ++i)
+    if (!sameNode(out[i].f->body, out[i + 1].f))
+      return {};
+  if (!out.empty() && !sameNode(out.back().f->body, blk))
+    return {};
+  return out;
+}
+
+/// The own loop bound to the stored buffer's last index, or -1.
+int contiguousLoop(const Block* b, const std::vector<OwnLoop>& loops) {
+  auto* st = as<BufferStore>(b->body);
+  if (!st || st->indices.empty())
+    return -1;
+  auto* v = as<PrimVar>(st->indices.back());
+  for (size_t i = 0; v && i < b->iters.size(); ++i) {
+    if (b->iters[i].var.get() != v)
+      continue;
+    auto* lv = as<PrimVar>(b->bindings[i]);
+    for (size_t k = 0; lv && k < loops.size(); ++k)
+      if (loops[k].f->var.get() == lv)
+        return static_cast<int>(k);
+  }
+  return -1;
+}
+
+int64_t constExtent(const Ref<For>& f) { return asConstInt(f->extent).value_or(-1); }
+
+/// Fuses the leading loops of `outer` until they count >= target iterations
+/// and makes the result parallel. Every loop in `outer` must feed only
+/// spatial iterators and be perfectly nested.
+void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, int64_t target) {
+  if (outer.empty())
+    return;
+  std::vector<LoopRV> group;
+  int64_t count = 1;
+  for (auto& l : outer) {
+    group.push_back(l);
+    int64_t e = constExtent(s.loop(l));
+    if (e < 0 || (count *= e) >= target)
+      break;
+  }
+  LoopRV p = group.size() > 1 ? s.fuse(group) : group[0];
+  s.parallel(p);
+}
+
+void scheduleSpatial(Schedule& s, const BlockRV& rv, int numCores) {
+  auto loops = ownLoops(s, rv);
+  if (loops.empty())
+    return;
+  for (auto& l : loops)
+    if (l.reduce)
+      return;
+  auto blk = s.block(rv);
+  std::vector<LoopRV> outer;
+  for (auto& l : loops)
+    outer.push_back(l.rv);
+  if (contiguousLoop(blk.get(), loops) == static_cast<int>(loops.size()) - 1) {
+    LoopRV inner = loops.back().rv;
+    int64_t e = constExtent(loops.back().f);
+    outer.pop_back();
+    if (e > 256 && e % 64 == 0) {
+      auto parts = s.split(inner, {-1, 64});
+      outer.push_back(parts[0]);
+      inner = parts[1];
+    }
+    if (e != 1)
+      s.vectorize(inner);
+  }
+  parallelizeOuter(s, outer, 4 * int64_t(numCores));
+}
+
+/// Reads of `b` that depend on the iterator bound to loop x (through their
+/// load indices), used to pick the unrolled loop.
+bool goodUnrollLoop(const Block* b, const For* x, const For* u) {
+  auto iterOf = [&](const For* f) -> std::vector<const PrimVar*> {
+    std::vector<const PrimVar*> vs;
+    for (size_t i = 0; i < b->iters.size(); ++i)
+      if (schedule::detail::usesVar(b->bindings[i], f->var.get()))
+        vs.push_back(b->iters[i].var.get());
+    return vs;
+  };
+  auto xs = iterOf(x), us = iterOf(u);
+  bool good = false;
+  walkPrimExpr(as<BufferStore>(b->body)->value, [&](const PrimExpr& e) {
+    auto* l = as<BufferLoad>(e);
+    if (!l || l->buffer.get() == as<BufferStore>(b->body)->buffer.get())
+      return;
+    bool dx = false, du = false;
+    for (auto& idx : l->indices) {
+      dx = dx || schedule::detail::usesAnyVar(idx, xs);
+      du = du || schedule::detail::usesAnyVar(idx, us);
+    }
+    good = good || (dx && !du);
+  });
+  return good;
+}
+
+int64_t largestDivisor(int64_t n, std::initializer_list<int64_t> options) {
+  for (auto o : options)
+    if (o <= n && n % o == 0)
+      return o;
+  return 1;
+}
+
+void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
+  auto loops = ownLoops(s, rv);
+  auto blk = s.block(rv);
+  if (loops.empty() || !as<BufferStore>(blk->body))
+    return;
+  std::vector<size_t> spatial, reduce;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].spatial && loops[i].reduce)
+      return;
+    (loops[i].reduce ? reduce : spatial).push_back(i);
+  }
+  if (reduce.empty())
+    return;
+  int x = contiguousLoop(blk.get(), loops);
+  int64_t ex = x >= 0 ? constExtent(loops[x].f) : -1;
+  if (x < 0 || ex < 2) {
+    // No contiguous spatial loop to vectorize: keep the order, hoist the
+    // init and parallelize the spatial loops in front of the reduction.
+    s.decomposeReduction(rv, loops[reduce[0]].rv);
+    std::vector<LoopRV> outer;
+    for (size_t i = 0; i < reduce[0]; ++i)
+      outer.push_back(loops[i].rv);
+    parallelizeOuter(s, outer, 4 * int64_t(numCores));
+    return;
+  }
+  int u = -1;
+  for (size_t k : spatial)
+    if (static_cast<int>(k) != x && constExtent(loops[k].f) >= 2 &&
+        goodUnrollLoop(blk.get(), loops[x].f.get(), loops[k].f.get()))
+      u = static_cast<int>(k);
+  for (size_t k : reduce)
+    if (constExtent(loops[k].f) < 0)
+      return;
+
+  int64_t V = ex <= 64 ? ex : largestDivisor(ex, {32, 64, 16});
+  if (V == 1)
+    V = ex; // no good factor: vectorize the whole loop
+  int64_t regsPerRow = (V + kVectorLanes - 1) / kVectorLanes;
+  int64_t U = 1;
+  if (u >= 0) {
+    int64_t eu = constExtent(loops[u].f);
+    for (int64_t c : {8, 6, 4, 3, 2})
+      if (c * regsPerRow <= 16 && eu % c == 0) {
+        U = c;
+        break;
+      }
+  }
+  LoopRV xo, xi = loops[x].rv, uo, ui;
+  bool splitX = V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
+  if (splitX) {
+    auto p = s.split(loops[x].rv, {-1, V});
+    xo = p[0];
+    xi = p[1];
+  }
+  if (u >= 0) {
+    if (splitU) {
+      auto p = s.split(loops[u].rv, {-1, U});
+      uo = p[0];
+      ui = p[1];
+    } else if (U > 1) {
+      ui = loops[u].rv;
+    } else {
+      uo = loops[u].rv;
+    }
+  }
+  std::vector<LoopRV> order, outer;
+  for (size_t k : spatial)
+    if (static_cast<int>(k) != x && static_cast<int>(k) != u)
+      outer.push_back(loops[k].rv);
+  if (xo.var)
+    outer.push_back(xo);
+  if (uo.var)
+    outer.push_back(uo);
+  order = outer;
+  std::vector<LoopRV> red;
+  for (size_t k : reduce)
+    red.push_back(loops[k].rv);
+  order.insert(order.end(), red.begin(), red.end());
+  if (ui.var)
+    order.push_back(ui);
+  order.push_back(xi);
+  s.reorder(order);
+  LoopRV r = red.size() > 1 ? s.fuse(red) : red[0];
+  BlockRV init = s.decomposeReduction(rv, r);
+  if (ui.var)
+    s.unroll(ui);
+  s.vectorize(xi);
+  auto initLoops = s.getLoops(init);
+  if (!initLoops.empty() && initLoops.size() > outer.size())
+    s.vectorize(initLoops.back());
+  parallelizeOuter(s, outer, 4 * int64_t(numCores));
+}
+
+} // namespace
+
+PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores) {
+  if (!f || f->attrs.has("tuned"))
+    return f;
+  numCores = std::max(1, numCores);
+  Schedule s(f);
+  if (s.getBlocks().empty())
+    return f;
+  inlineProducers(s);
+  for (auto& rv : s.getBlocks()) {
+    Schedule attempt = s;
+    try {
+      if (isReduction(attempt.block(rv).get()))
+        scheduleReduction(attempt, rv, numCores);
+      else
+        scheduleSpatial(attempt, rv, numCores);
+    } catch (const Error&) {
+      continue; // this block keeps its loops (see the file comment)
+    }
+    s = attempt;
+  }
+  return sameNode(s.func(), f) ? f : s.func();
+}
+
+IRModule defaultSchedule(const IRModule& m, int numCores) {
+  std::vector<IRModuleNode::Entry> out;
+  bool changed = false;
+  for (auto& [name, fn] : m->functions) {
+    BaseFunc nf = fn;
+    if (auto pf = cast<PrimFunc>(fn))
+      nf = defaultSchedule(pf, numCores);
+    changed = changed || !sameNode(nf, fn);
+    out.emplace_back(name, nf);
+  }
+  return changed ? makeModule(std::move(out), m->attrs) : m;
+}
+
+PassRef defaultSchedulePass() {
+  return makePass(
+      {"DefaultSchedule", PassLevel::Tensor, 1, {}}, [](const IRModule& m, PassContext& ctx) {
+        int hw = static_cast<int>(std::thread::hardware_concurrency());
+        int cores = static_cast<int>(ctx.config.getInt("tir.num_cores", hw > 0 ? hw : 1));
+        return defaultSchedule(m, cores);
+      });
+}
+
+} // namespace unity::transform

@@ -1,0 +1,187 @@
+// DefaultSchedule: every scheduled kernel computes what the unscheduled one
+// does (hand-written references, through the interpreter and through
+// build + run), and the schedule has the promised shape (parallel outer
+// loops, vectorized inner loops, reductions decomposed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/build.h"
+#include "engine/schedule/schedule.h"
+#include "engine/support/error.h"
+#include "engine/transform/default_schedule.h"
+#include "engine/transform/registry.h"
+#include "tests/engine/schedule/schedule_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using namespace unity::schedule::testing;
+
+namespace {
+
+/// main(inputs...) = call_tir(kernel, inputs, out sinfo) around one PrimFunc
+/// whose last parameter is the (float32, constant-shape) output.
+IRModule wrapInMain(const PrimFuncRef& f) {
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
+    auto& b = f->params[i].buffer;
+    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
+    params.push_back(v);
+    args.push_back(v);
+  }
+  auto& out = f->params.back().buffer;
+  Var gv = makeVar("gv", nullptr);
+  auto call = make<Call>(
+      opRef("call_tir"),
+      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
+      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
+  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
+  BaseFunc main = make<Function>(
+      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
+  return makeModule({{"main", main}, {"kernel", f}});
+}
+
+unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>& inputs,
+                          bool schedule) {
+  BuildOptions opts;
+  opts.passes = {"Normalize", "LowerBlocks", "Simplify", "LowerToExecutor"};
+  if (schedule)
+    opts.passes.insert(opts.passes.begin() + 1, "DefaultSchedule");
+  opts.config.set("tir.num_cores", int64_t(2));
+  auto r = build(wrapInMain(f), opts);
+  auto outs = r.executable->runTensors(inputs);
+  return outs.at(0);
+}
+
+bool hasInit(const PrimFuncRef& f) {
+  for (auto* b : allBlocks(f))
+    if (b->init)
+      return true;
+  return false;
+}
+
+} // namespace
+
+TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
+  auto f = matmulFunc(64, 96, 48);
+  auto g = transform::defaultSchedule(f, 2);
+  ASSERT_FALSE(sameNode(f, g));
+  EXPECT_GE(countLoops(g, ForKind::Parallel), 1);
+  EXPECT_GE(countLoops(g, ForKind::Vectorized), 2); // update and init
+  EXPECT_GE(countLoops(g, ForKind::Unrolled), 1);
+  EXPECT_FALSE(hasInit(g));
+  // The innermost loop of the update is vectorized over j (extent 32 of 96).
+  const For* innermost = nullptr;
+  for (auto* l : allLoops(g))
+    if (isa<Block>(l->body) && as<Block>(l->body)->name == "C")
+      innermost = l;
+  ASSERT_NE(innermost, nullptr);
+  EXPECT_EQ(innermost->forKind, ForKind::Vectorized);
+  EXPECT_EQ(asConstInt(innermost->extent), 32);
+
+  auto a = randomTensor({64, 48}, 1), b = randomTensor({48, 96}, 2);
+  EXPECT_TRUE(close(run(g, {a, b}, {64, 96}), matmulRef(a, b)));
+}
+
+TEST(DefaultSchedule, OddSizesStayCorrect) {
+  for (auto [m, n, k] : {std::tuple{7, 13, 5}, std::tuple{1, 100, 3}, std::tuple{30, 1, 9}}) {
+    auto f = matmulFunc(m, n, k);
+    auto g = transform::defaultSchedule(f, 2);
+    auto a = randomTensor({m, k}, 3), b = randomTensor({k, n}, 4);
+    EXPECT_TRUE(close(run(g, {a, b}, {m, n}), matmulRef(a, b))) << m << "x" << n << "x" << k;
+  }
+}
+
+TEST(DefaultSchedule, ElementwiseChainIsInlinedParallelAndVectorized) {
+  auto A = te::placeholder({intImm(8), intImm(512)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(8), intImm(512)}, DataType::Float32(), "B");
+  auto T = te::topi::add(A, B, "T");
+  auto U = te::topi::multiply(T, T, "U");
+  auto R = te::topi::relu(U, "R");
+  auto f = te::createPrimFunc({A, B, R});
+  auto g = transform::defaultSchedule(f, 2);
+  EXPECT_EQ(allBlocks(g).size(), 1u);
+  EXPECT_EQ(countLoops(g, ForKind::Parallel), 1);
+  EXPECT_EQ(countLoops(g, ForKind::Vectorized), 1);
+  auto a = randomTensor({8, 512}, 5), b = randomTensor({8, 512}, 6);
+  unity::Tensor want(DataType::Float32(), {8, 512});
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double t = a.getDouble(i) + b.getDouble(i);
+    want.setDouble(i, std::max(0.0, t * t));
+  }
+  EXPECT_TRUE(close(run(g, {a, b}, {8, 512}), want));
+}
+
+TEST(DefaultSchedule, ConvolutionKeepsPaddingAndMatchesReference) {
+  auto X = te::placeholder({intImm(1), intImm(3), intImm(9), intImm(9)}, DataType::Float32(), "X");
+  auto W = te::placeholder({intImm(8), intImm(3), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  te::topi::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto Y = te::topi::relu(te::topi::conv2d(X, W, p, "conv"), "Y");
+  auto f = te::createPrimFunc({X, W, Y});
+  auto g = transform::defaultSchedule(f, 2);
+  EXPECT_FALSE(hasInit(g));
+  EXPECT_GE(countLoops(g, ForKind::Vectorized), 1);
+  auto x = randomTensor({1, 3, 9, 9}, 7), w = randomTensor({8, 3, 3, 3}, 8);
+  unity::Tensor want(DataType::Float32(), {1, 8, 9, 9});
+  for (int co = 0; co < 8; ++co)
+    for (int y = 0; y < 9; ++y)
+      for (int xx = 0; xx < 9; ++xx) {
+        double acc = 0;
+        for (int ci = 0; ci < 3; ++ci)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int iy = y + ky - 1, ix = xx + kx - 1;
+              if (iy >= 0 && iy < 9 && ix >= 0 && ix < 9)
+                acc += x.getDouble((ci * 9 + iy) * 9 + ix) *
+                       w.getDouble(((co * 3 + ci) * 3 + ky) * 3 + kx);
+            }
+        want.setDouble((co * 9 + y) * 9 + xx, std::max(0.0, acc));
+      }
+  EXPECT_TRUE(close(run(g, {x, w}, {1, 8, 9, 9}), want));
+  EXPECT_TRUE(close(buildAndRun(f, {x, w}, true), want));
+}
+
+TEST(DefaultSchedule, RowSumIsCorrect) {
+  auto A = te::placeholder({intImm(6), intImm(33)}, DataType::Float32(), "A");
+  auto S = te::topi::sum(A, {1}, false, "S");
+  auto f = te::createPrimFunc({A, S});
+  auto g = transform::defaultSchedule(f, 2);
+  EXPECT_FALSE(hasInit(g));
+  auto a = randomTensor({6, 33}, 9);
+  unity::Tensor want(DataType::Float32(), {6});
+  for (int i = 0; i < 6; ++i) {
+    double s = 0;
+    for (int k = 0; k < 33; ++k)
+      s += a.getDouble(i * 33 + k);
+    want.setDouble(i, s);
+  }
+  EXPECT_TRUE(close(run(g, {a}, {6}), want));
+}
+
+TEST(DefaultSchedule, TunedFunctionsAreLeftAlone) {
+  auto f = matmulFunc(16, 16, 16);
+  auto tuned = make<PrimFunc>(f->params, f->body, f->attrs.with("tuned", true));
+  EXPECT_TRUE(sameNode(transform::defaultSchedule(tuned, 2), tuned));
+  auto m = makeModule({{"k", tuned}});
+  EXPECT_TRUE(sameNode(transform::defaultSchedule(m, 2), m));
+}
+
+TEST(DefaultSchedule, BuildAndRunMatchesUnscheduledBuild) {
+  auto f = matmulFunc(48, 80, 40);
+  auto a = randomTensor({48, 40}, 10), b = randomTensor({40, 80}, 11);
+  auto want = matmulRef(a, b);
+  EXPECT_TRUE(close(buildAndRun(f, {a, b}, false), want));
+  EXPECT_TRUE(close(buildAndRun(f, {a, b}, true), want));
+}
+
+TEST(DefaultSchedule, IsInTheDefaultPipelineBeforeLowerBlocks) {
+  auto* p = transform::findPipeline("default");
+  ASSERT_NE(p, nullptr);
+  auto it = std::find(p->passes.begin(), p->passes.end(), "DefaultSchedule");
+  ASSERT_NE(it, p->passes.end());
+  ASSERT_NE(it + 1, p->passes.end());
+  EXPECT_EQ(*(it + 1), "LowerBlocks");
+  EXPECT_NE(transform::findPass("DefaultSchedule"), nullptr);
+}
