@@ -12,8 +12,12 @@ namespace lowerscope::cli {
 
 // Each command file provides one of these.
 void addBuildCommands(CLI::App& app, CommandList& out);
+void addModuleCommands(CLI::App& app, CommandList& out);
 
-void registerAllCommands(CLI::App& app, CommandList& out) { addBuildCommands(app, out); }
+void registerAllCommands(CLI::App& app, CommandList& out) {
+  addBuildCommands(app, out);
+  addModuleCommands(app, out);
+}
 
 std::string versionText() {
   return fmt::format("lowerscope-cli {}\nLLVM {} (host {}, cpu {})\nSQLite {}\nGraphviz {}\n",

@@ -555,11 +555,15 @@ Binding Parser::ifBinding(bool dataflow, const std::set<std::string>& outs) {
     Expr seq = located(at, [&] { return Expr(make<SeqExpr>(blocks, last.value)); });
     return std::make_pair(seq, last);
   };
-  auto [thenSeq, thenLast] = branch("after the if condition");
+  auto thenPart = branch("after the if condition");
+  Expr thenSeq = thenPart.first;
+  RawBinding& thenLast = thenPart.second;
   if (!isName("else"))
     fail(peek(), "an if binding needs an 'else' branch");
   next();
-  auto [elseSeq, elseLast] = branch("after 'else'");
+  auto elsePart = branch("after 'else'");
+  Expr elseSeq = elsePart.first;
+  RawBinding& elseLast = elsePart.second;
   if (thenLast.nameTok.text != elseLast.nameTok.text)
     fail(elseLast.nameTok, fmt::format("both branches must assign the same variable: '{}' vs '{}'",
                                        thenLast.nameTok.text, elseLast.nameTok.text));
