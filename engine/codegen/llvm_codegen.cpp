@@ -27,6 +27,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
@@ -778,6 +780,18 @@ std::string kernelSymbol(const std::string& name) {
 
 std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx, const NamedPrimFuncs& funcs,
                                              const CodegenOptions& opts) {
+  // Missed-optimisation remarks and warnings ("loop not vectorized") are
+  // expected for loops a schedule marks but LLVM cannot vectorize; they are
+  // noise for users, so only errors reach stderr.
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* di, void*) {
+        if (di->getSeverity() != llvm::DS_Error)
+          return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        di->print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
   auto m = std::make_unique<llvm::Module>("unity", ctx);
   std::set<std::string> names;
   for (auto& [name, f] : funcs) {
