@@ -4,6 +4,9 @@
 # main job with lowerscope-cli on the bundled example model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes absolute paths; relative to the checkout, every clone (CI
+# makes a fresh one) reuses the same cache entries.
+export CCACHE_BASEDIR="$PWD"
 
 scripts/install-deps.sh
 echo "start: configuring and building preset 'release' (lowerscope, lowerscope-cli)"

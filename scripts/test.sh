@@ -3,6 +3,9 @@
 # Exits non-zero when the build or any test fails. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes absolute paths; relative to the checkout, every clone (CI
+# makes a fresh one) reuses the same cache entries.
+export CCACHE_BASEDIR="$PWD"
 
 scripts/install-deps.sh
 echo "test: configuring and building preset 'dev'"
