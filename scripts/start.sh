@@ -32,7 +32,8 @@ run() {
 echo "start: no display (DISPLAY and WAYLAND_DISPLAY are unset): running the headless job"
 if [ -f "$example" ]; then
   run "$bin/lowerscope-cli" check "$example"
-  run "$bin/lowerscope-cli" print "$example"
+  run "$bin/lowerscope-cli" build "$example" --dump-passes build/release/mlp-passes
+  run "$bin/lowerscope-cli" run "$example" --profile
 else
   echo "start: $example is not in this checkout, so there is no model to check and print"
   run "$bin/lowerscope-cli" --version
