@@ -1,0 +1,320 @@
+// Graphviz layout and export of dataflow graphs (see graph_layout.h).
+//
+// The only place that talks to libgvc/cgraph. We go through DOT text rather
+// than building the graph with agnode/agedge calls so that the layout, the
+// `render --format dot` output and the SVG/PNG exports are exactly the same
+// graph. Results are read from Graphviz's own layout records (ND_coord,
+// ED_spl, GD_bb), converted from its y-up coordinates to y-down.
+#include "engine/viz/graph_layout.h"
+
+#include <graphviz/gvc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "engine/support/error.h"
+
+namespace unity::viz {
+
+namespace {
+
+std::mutex& graphvizMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+/// One context for the process (loading the plugins is the slow part).
+/// Callers hold graphvizMutex().
+GVC_t* context() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void writeNode(std::string& out, const GraphNode& n, const std::string& indent) {
+  std::string shape = "box", style = "rounded,filled", extra;
+  switch (n.kind) {
+  case NodeKind::Param:
+  case NodeKind::Output:
+    shape = "ellipse";
+    style = "filled";
+    break;
+  case NodeKind::Constant:
+    extra = " fontsize=8 height=0.25";
+    break;
+  case NodeKind::Cluster:
+    style = "rounded,filled,bold";
+    extra = " penwidth=2";
+    break;
+  default:
+    break;
+  }
+  out += indent + "n" + std::to_string(n.id) + " [label=\"" + escape(n.label()) +
+         "\" shape=" + shape + " style=\"" + style + "\" fillcolor=\"" + nodeColor(n) + "\"" +
+         extra + "];\n";
+}
+
+/// Graphviz errors go to stderr by default; keep them for our exception.
+struct ErrorCapture {
+  static std::string& last() {
+    static std::string s;
+    return s;
+  }
+  static int handler(char* msg) {
+    last() += msg;
+    return 0;
+  }
+  ErrorCapture() {
+    last().clear();
+    agseterrf(&ErrorCapture::handler);
+  }
+  ~ErrorCapture() { agseterrf(nullptr); }
+};
+
+/// A graph read from DOT and laid out by dot; frees both on scope exit.
+class LaidOut {
+public:
+  LaidOut(const std::string& dot, const char* what) {
+    g_ = agmemread(dot.c_str());
+    if (!g_)
+      throw Error(std::string(what) +
+                  ": Graphviz could not read the graph: " + ErrorCapture::last());
+    if (gvLayout(context(), g_, "dot") != 0) {
+      agclose(g_);
+      throw Error(std::string(what) + ": Graphviz dot layout failed: " + ErrorCapture::last());
+    }
+  }
+  ~LaidOut() {
+    gvFreeLayout(context(), g_);
+    agclose(g_);
+  }
+  LaidOut(const LaidOut&) = delete;
+  LaidOut& operator=(const LaidOut&) = delete;
+  Agraph_t* get() const { return g_; }
+
+private:
+  Agraph_t* g_ = nullptr;
+};
+
+Point bezierAt(const pointf* p, double t) {
+  double u = 1 - t;
+  double a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
+  return {a * p[0].x + b * p[1].x + c * p[2].x + d * p[3].x,
+          a * p[0].y + b * p[1].y + c * p[2].y + d * p[3].y};
+}
+
+} // namespace
+
+std::string opPatternLabel(int pattern) {
+  switch (pattern) {
+  case 0:
+    return "elemwise";
+  case 1:
+    return "broadcast";
+  case 2:
+    return "injective";
+  case 3:
+    return "reduce";
+  case 4:
+    return "out-elemwise-fusable";
+  case 7:
+    return "tuple";
+  case 8:
+    return "opaque";
+  default:
+    return "";
+  }
+}
+
+std::string nodeColor(const GraphNode& n) {
+  switch (n.kind) {
+  case NodeKind::Param:
+    return "#cfe2ff";
+  case NodeKind::Constant:
+    return "#e9ecef";
+  case NodeKind::Output:
+    return "#ffe8cc";
+  default:
+    break;
+  }
+  switch (n.opPattern) {
+  case 0:
+    return "#c3fae8"; // elemwise: teal
+  case 1:
+    return "#d3f9d8"; // broadcast: green
+  case 2:
+    return "#fff3bf"; // injective: yellow
+  case 3:
+    return "#ffd8a8"; // reduce: orange
+  case 4:
+    return "#ffc9c9"; // conv / matmul: red
+  case 7:
+    return "#e5dbff"; // tuple: violet
+  case 8:
+    return "#dee2e6"; // opaque: grey
+  default:
+    return "#f8f9fa";
+  }
+}
+
+std::string toDot(const DataflowGraph& g, const DotOptions& opts) {
+  std::string out = "digraph \"" + escape(g.function) + "\" {\n";
+  out += "  graph [rankdir=" + opts.rankdir + " nslimit=" + num(opts.nslimit) +
+         " nslimit1=" + num(opts.nslimit1) + " mclimit=" + num(opts.mclimit) +
+         " searchsize=" + std::to_string(opts.searchsize) +
+         " ranksep=0.35 nodesep=0.25 fontname=\"DejaVu Sans\" fontsize=10];\n";
+  out += "  node [fontname=\"DejaVu Sans\" fontsize=10 margin=\"0.08,0.03\" height=0.3];\n";
+  out += "  edge [fontname=\"DejaVu Sans\" fontsize=8 arrowsize=0.6];\n";
+  for (size_t ci = 0; ci < g.clusters.size(); ++ci) {
+    const GraphCluster& c = g.clusters[ci];
+    if (!c.expanded || c.members.empty())
+      continue;
+    out += "  subgraph cluster_" + std::to_string(ci) + " {\n";
+    out += "    label=\"" + escape(c.function) + "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
+    for (int m : c.members)
+      writeNode(out, g.nodes[m], "    ");
+    out += "  }\n";
+  }
+  for (auto& n : g.nodes)
+    if (n.cluster < 0)
+      writeNode(out, n, "  ");
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    const GraphEdge& e = g.edges[i];
+    out += "  n" + std::to_string(e.from) + " -> n" + std::to_string(e.to) + " [id=\"e" +
+           std::to_string(i) + "\"";
+    if (opts.edgeLabels && !e.label.empty())
+      out += " label=\"" + escape(e.label) + "\"";
+    out += "];\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+std::optional<GraphLayout> layoutGraph(const DataflowGraph& g, const LayoutOptions& opts) {
+  auto cancelled = [&] { return opts.cancel && opts.cancel->load(); };
+  if (cancelled())
+    return std::nullopt;
+  DotOptions dopts;
+  dopts.edgeLabels = opts.edgeLabels;
+  dopts.rankdir = opts.rankdir;
+  dopts.nslimit = opts.nslimit;
+  dopts.nslimit1 = opts.nslimit1;
+  dopts.mclimit = opts.mclimit;
+  dopts.searchsize = opts.searchsize;
+  std::string dot = toDot(g, dopts);
+
+  std::lock_guard lock(graphvizMutex());
+  if (cancelled()) // we may have waited for another layout
+    return std::nullopt;
+  auto t0 = std::chrono::steady_clock::now();
+  ErrorCapture errors;
+  LaidOut laid(dot, ("layout of '" + g.function + "'").c_str());
+  Agraph_t* ag = laid.get();
+  GraphLayout L;
+  L.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (cancelled())
+    return std::nullopt;
+
+  boxf bb = GD_bb(ag);
+  double top = bb.UR.y;
+  L.width = bb.UR.x - bb.LL.x;
+  L.height = bb.UR.y - bb.LL.y;
+  auto flip = [&](pointf p) { return Point{p.x - bb.LL.x, top - p.y}; };
+
+  L.nodes.resize(g.nodes.size());
+  for (auto& n : g.nodes) {
+    std::string name = "n" + std::to_string(n.id);
+    Agnode_t* an = agnode(ag, name.data(), 0);
+    if (!an)
+      throw Error("layout of '" + g.function + "': node " + name + " vanished in Graphviz");
+    Point c = flip(ND_coord(an));
+    L.nodes[n.id] = {c.x, c.y, ND_width(an) * 72.0, ND_height(an) * 72.0};
+  }
+
+  L.edges.resize(g.edges.size());
+  for (Agnode_t* an = agfstnode(ag); an; an = agnxtnode(ag, an)) {
+    for (Agedge_t* ae = agfstout(ag, an); ae; ae = agnxtout(ag, ae)) {
+      char* id = agget(ae, const_cast<char*>("id"));
+      if (!id || id[0] != 'e')
+        continue;
+      size_t index = std::strtoul(id + 1, nullptr, 10);
+      if (index >= L.edges.size() || !ED_spl(ae) || ED_spl(ae)->size == 0)
+        continue;
+      const bezier& bz = ED_spl(ae)->list[0];
+      EdgeGeometry& eg = L.edges[index];
+      for (int i = 0; i < bz.size; ++i)
+        eg.points.push_back(flip(bz.list[i]));
+      if (bz.eflag) {
+        eg.hasArrow = true;
+        eg.arrowTip = flip(bz.ep);
+      }
+      if (ED_label(ae) && ED_label(ae)->set) {
+        eg.labelPos = flip(ED_label(ae)->pos);
+      } else if (bz.size >= 4) {
+        int segments = (bz.size - 1) / 3;
+        int seg = (segments - 1) / 2;
+        Point mid = bezierAt(bz.list + 3 * seg, segments % 2 ? 0.5 : 1.0);
+        eg.labelPos = Point{mid.x - bb.LL.x, top - mid.y};
+      } else if (!eg.points.empty()) {
+        eg.labelPos = eg.points[eg.points.size() / 2];
+      }
+    }
+  }
+
+  L.clusters.resize(g.clusters.size());
+  for (int i = 1; i <= GD_n_cluster(ag); ++i) {
+    Agraph_t* sg = GD_clust(ag)[i];
+    std::string name = agnameof(sg);
+    if (name.rfind("cluster_", 0) != 0)
+      continue;
+    size_t index = std::strtoul(name.c_str() + 8, nullptr, 10);
+    if (index >= L.clusters.size())
+      continue;
+    boxf cb = GD_bb(sg);
+    Point tl = flip(pointf{cb.LL.x, cb.UR.y});
+    L.clusters[index] = {tl.x, tl.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
+  }
+  return L;
+}
+
+std::string renderGraph(const DataflowGraph& g, const std::string& format, const DotOptions& opts) {
+  if (format == "dot")
+    return toDot(g, opts);
+  if (format != "svg" && format != "png")
+    throw Error("render: unknown format '" + format + "' (expected svg, png or dot)");
+  std::string dot = toDot(g, opts);
+  std::lock_guard lock(graphvizMutex());
+  ErrorCapture errors;
+  LaidOut laid(dot, ("render of '" + g.function + "'").c_str());
+  char* data = nullptr;
+  unsigned int length = 0;
+  if (gvRenderData(context(), laid.get(), format.c_str(), &data, &length) != 0 || !data)
+    throw Error("render of '" + g.function + "': Graphviz could not render " + format + ": " +
+                ErrorCapture::last());
+  std::string out(data, length);
+  gvFreeRenderData(data);
+  return out;
+}
+
+} // namespace unity::viz
