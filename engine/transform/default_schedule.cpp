@@ -44,7 +44,12 @@ using schedule::Schedule;
 
 namespace {
 
-constexpr int64_t kVectorLanes = 16; // float32 in a 512-bit register
+// LLVM's tuning for AVX-512 Xeons prefers 256-bit vectors (8 float32 lanes)
+// and has 32 of them: the accumulator tile gets at most 24, leaving room
+// for the loaded row of B and the broadcast of A.
+constexpr int64_t kVectorLanes = 8;
+constexpr int64_t kAccumulatorRegs = 24;
+constexpr int64_t kReduceTile = 128; // reduction slice kept hot in L2
 
 bool hasSelect(const PrimExpr& e) {
   bool found = false;
@@ -288,7 +293,7 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
   if (u >= 0) {
     int64_t eu = constExtent(loops[u].f);
     for (int64_t c : {8, 6, 4, 3, 2})
-      if (c * regsPerRow <= 16 && eu % c == 0) {
+      if (c * regsPerRow <= kAccumulatorRegs && eu % c == 0) {
         U = c;
         break;
       }
@@ -329,6 +334,20 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
   order.push_back(xi);
   s.reorder(order);
   LoopRV r = red.size() > 1 ? s.fuse(red) : red[0];
+  // A long reduction is cut so that the slice of the reused input (B's
+  // rows k_o*Kt .. +Kt of the V columns) stays in L2 across all u_o tiles:
+  // r_o moves out of u_o. Unsplit, the K x V panel of a large matrix
+  // (rows a power-of-two stride apart) thrashes the cache.
+  int64_t er = constExtent(s.loop(r));
+  if (er > kReduceTile && uo.var) {
+    int64_t kt = largestDivisor(er, {kReduceTile, 96, 64, 192, 144, 32});
+    if (kt > 1 && kt < er) {
+      auto p = s.split(r, {-1, kt});
+      s.reorder({p[0], uo});
+      r = p[0];
+      outer.pop_back(); // u_o is now inside r_o
+    }
+  }
   BlockRV init = s.decomposeReduction(rv, r);
   if (ui.var)
     s.unroll(ui);

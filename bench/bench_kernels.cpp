@@ -1,0 +1,313 @@
+// bench_kernels: untuned unity kernels against their peers, side by side.
+//
+//   matmul n = 256, 512, 1024   ours (build + Executable, default pipeline
+//                               passes incl. DefaultSchedule) | OpenBLAS
+//                               cblas_sgemm | naive loop
+//   conv2d ResNet-style layers  ours | oneDNN direct convolution | naive loop
+//   examples (mlp, cnn, transformer .uir) end-to-end latency, with and
+//                               without DefaultSchedule
+//
+// Each configuration runs with 1 thread and with 2 threads (unity: target
+// -num-cores and the schedule's core count; OpenBLAS:
+// openblas_set_num_threads; oneDNN (OpenMP runtime): omp_set_num_threads).
+// The naive loops are single-threaded C++ built with -O3 -march=native.
+// A time is the best of several runs after one warm-up run (1 thread: CPU
+// time of the calling thread; 2 threads: wall time); GFLOP/s counts
+// 2 flops per multiply-add.
+// Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples]
+//                      [--mattr -prefer-256-bit]   (extra LLVM target features)
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "engine/build.h"
+#include "engine/runtime/thread_pool.h"
+#include "engine/support/error.h"
+#include "engine/te/te.h"
+#include "engine/te/topi.h"
+#include "engine/text/parser.h"
+#include "naive_kernels.h"
+
+using namespace unity;
+using namespace unity::ir;
+
+namespace {
+
+extern "C" char* openblas_get_corename(void);
+
+constexpr double kPeakPerCore = 166.0; // GFLOP/s, docs: /work/shared/TOOLCHAIN.md
+
+/// With one thread every peer runs on the calling thread, so its CPU time
+/// is the kernel's time even when other processes share the cores (the
+/// build machine is shared); with more threads only wall time is meaningful.
+bool gUseThreadCpuTime = false;
+std::string gTargetExtra; // --mattr: appended to the target string
+
+double now() {
+  timespec ts;
+  clock_gettime(gUseThreadCpuTime ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// Best time of fn in seconds: one warm-up, then runs until ~budget.
+double bestTime(const std::function<void()>& fn, double budget) {
+  double t0 = now();
+  fn();
+  double first = now() - t0;
+  int reps = std::clamp(int(budget / std::max(first, 1e-6)), 3, 200);
+  double best = first;
+  for (int r = 0; r < reps; ++r) {
+    double s = now();
+    fn();
+    best = std::min(best, now() - s);
+  }
+  return best;
+}
+
+unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
+  unity::Tensor t(DataType::Float32(), std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  float* p = t.mutableDataAs<float>();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    p[i] = d(rng);
+  return t;
+}
+
+/// main(inputs...) = call_tir(kernel, inputs) around one te-made PrimFunc.
+IRModule wrapInMain(const PrimFuncRef& f) {
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
+    auto& b = f->params[i].buffer;
+    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
+    params.push_back(v);
+    args.push_back(v);
+  }
+  auto& out = f->params.back().buffer;
+  Var gv = makeVar("gv", nullptr);
+  auto call = make<Call>(
+      opRef("call_tir"),
+      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
+      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
+  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
+  BaseFunc main = make<Function>(
+      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
+  return makeModule({{"main", main}, {"kernel", f}});
+}
+
+std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, bool schedule,
+                                               bool fullPipeline) {
+  BuildOptions opts;
+  opts.target = "llvm -num-cores=" + std::to_string(threads) + gTargetExtra;
+  if (!fullPipeline)
+    opts.passes = {"Normalize", "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"};
+  if (!schedule)
+    opts.disabledPasses = {"DefaultSchedule"};
+  opts.config.set("tir.num_cores", int64_t(threads));
+  opts.record = false;
+  return build(m, opts).executable;
+}
+
+double maxRelDiff(const unity::Tensor& a, const float* b) {
+  double worst = 0;
+  const float* p = a.dataAs<float>();
+  for (int64_t i = 0; i < a.numel(); ++i)
+    worst = std::max(worst, std::fabs(double(p[i]) - b[i]) / (1.0 + std::fabs(double(b[i]))));
+  return worst;
+}
+
+void setThreads(int n) {
+  gUseThreadCpuTime = n == 1;
+  runtime::ThreadPool::setNumThreads(n);
+  openblas_set_num_threads(n);
+  omp_set_num_threads(n);
+}
+
+// ------------------------------------------------------------------ matmul
+
+void benchMatmul(int64_t n, int threads, double budget) {
+  auto A = te::placeholder({intImm(n), intImm(n)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(n), intImm(n)}, DataType::Float32(), "B");
+  auto C = te::topi::matmul(A, B, "C");
+  auto exe = buildOurs(wrapInMain(te::createPrimFunc({A, B, C})), threads, true, false);
+  auto a = randomTensor({n, n}, 1), b = randomTensor({n, n}, 2);
+  std::vector<float> c(n * n), ref(n * n);
+  setThreads(threads);
+  double flops = 2.0 * n * n * n;
+
+  unity::Tensor out;
+  double tOurs = bestTime([&] { out = exe->runTensors({a, b})[0]; }, budget);
+  double tBlas = bestTime(
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.dataAs<float>(), n,
+                    b.dataAs<float>(), n, 0.0f, c.data(), n);
+      },
+      budget);
+  double tNaive = bestTime(
+      [&] { bench::naiveMatmul(a.dataAs<float>(), b.dataAs<float>(), ref.data(), n); }, budget);
+  double err = maxRelDiff(out, c.data());
+  std::printf("matmul %5lld   %d   %8.1f  %8.1f  %8.1f   %5.1f%%   %6.1f   %.1e\n", (long long)n,
+              threads, flops / tOurs * 1e-9, flops / tBlas * 1e-9, flops / tNaive * 1e-9,
+              100.0 * tBlas / tOurs, kPeakPerCore * threads, err);
+}
+
+// ------------------------------------------------------------------ conv2d
+
+struct ConvShape {
+  int64_t c, hw, f; // 1 x c x hw x hw input, f filters of 3x3, padding 1, stride 1
+};
+
+double onednnConv(const ConvShape& s, const float* x, const float* w, float* y, double budget) {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream st(eng);
+  memory::dims src{1, s.c, s.hw, s.hw}, wei{s.f, s.c, 3, 3}, dst{1, s.f, s.hw, s.hw};
+  auto any = [](const memory::dims& d) {
+    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+  };
+  convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any(src),
+                              any(wei), any(dst), {1, 1}, {1, 1}, {1, 1});
+  convolution_forward::primitive_desc pd(d, eng);
+  memory xu({src, memory::data_type::f32, memory::format_tag::nchw}, eng, const_cast<float*>(x));
+  memory wu({wei, memory::data_type::f32, memory::format_tag::oihw}, eng, const_cast<float*>(w));
+  memory yu({dst, memory::data_type::f32, memory::format_tag::nchw}, eng, y);
+  // Inputs are converted to the primitive's preferred layouts once, outside
+  // the timing (oneDNN's best case); the output conversion is timed.
+  memory xp(pd.src_desc(), eng), wp(pd.weights_desc(), eng), yp(pd.dst_desc(), eng);
+  reorder(xu, xp).execute(st, xu, xp);
+  reorder(wu, wp).execute(st, wu, wp);
+  convolution_forward conv(pd);
+  reorder back(yp, yu);
+  double t = bestTime(
+      [&] {
+        conv.execute(st, {{DNNL_ARG_SRC, xp}, {DNNL_ARG_WEIGHTS, wp}, {DNNL_ARG_DST, yp}});
+        back.execute(st, yp, yu);
+        st.wait();
+      },
+      budget);
+  return t;
+}
+
+void benchConv(const ConvShape& s, int threads, double budget) {
+  auto X = te::placeholder({intImm(1), intImm(s.c), intImm(s.hw), intImm(s.hw)},
+                           DataType::Float32(), "X");
+  auto W =
+      te::placeholder({intImm(s.f), intImm(s.c), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  te::topi::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto Y = te::topi::conv2d(X, W, p, "conv");
+  auto exe = buildOurs(wrapInMain(te::createPrimFunc({X, W, Y})), threads, true, false);
+  auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, s.c, 3, 3}, 4);
+  std::vector<float> y(s.f * s.hw * s.hw), ref(y.size());
+  setThreads(threads);
+  double flops = 2.0 * s.f * s.hw * s.hw * s.c * 9;
+  unity::Tensor out;
+  double tOurs = bestTime([&] { out = exe->runTensors({x, w})[0]; }, budget);
+  double tDnnl = onednnConv(s, x.dataAs<float>(), w.dataAs<float>(), y.data(), budget);
+  double tNaive = bestTime(
+      [&] {
+        bench::naiveConv3x3(x.dataAs<float>(), w.dataAs<float>(), ref.data(), s.c, s.hw, s.f);
+      },
+      budget);
+  double err = maxRelDiff(out, y.data());
+  char name[64];
+  std::snprintf(name, sizeof name, "1x%lldx%lldx%lld,%lld", (long long)s.c, (long long)s.hw,
+                (long long)s.hw, (long long)s.f);
+  std::printf("conv %-17s %d   %8.1f  %8.1f  %8.1f   %5.1f%%   %6.1f   %.1e\n", name, threads,
+              flops / tOurs * 1e-9, flops / tDnnl * 1e-9, flops / tNaive * 1e-9,
+              100.0 * tDnnl / tOurs, kPeakPerCore * threads, err);
+}
+
+// ------------------------------------------------------------------ examples
+
+void benchExample(const std::string& dir, const std::string& name, int threads, double budget) {
+  IRModule m = text::parseFile(dir + "/" + name + ".uir");
+  auto* main = as<Function>(m->lookup("main"));
+  std::vector<unity::Tensor> inputs;
+  unsigned seed = 5;
+  for (auto& v : main->params) {
+    auto* t = as<TensorSInfo>(v->sinfo);
+    std::vector<int64_t> shape;
+    for (auto& d : *t->shape)
+      shape.push_back(asConstInt(d).value_or(64)); // symbolic dims (batch, sequence): 64
+    inputs.push_back(randomTensor(shape, seed++));
+  }
+  double ms[2];
+  for (int sched = 0; sched < 2; ++sched) {
+    auto exe = buildOurs(m, threads, sched == 1, true);
+    setThreads(threads);
+    ms[sched] = 1e3 * bestTime([&] { exe->runTensors(inputs); }, budget);
+  }
+  std::printf("%-12s %d   %10.3f  %10.3f   %6.1fx\n", name.c_str(), threads, ms[1], ms[0],
+              ms[0] / ms[1]);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string only; // "", "matmul", "conv" or "examples"
+  std::vector<int> threads{1, 2};
+  std::string examples = LOWERSCOPE_SOURCE_DIR "/resources/examples";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--mattr") && i + 1 < argc) {
+      gTargetExtra = std::string(" -mattr=") + argv[++i];
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads.clear();
+      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
+        threads.push_back(std::atoi(t));
+    } else {
+      std::fprintf(
+          stderr, "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F]\n",
+          argv[0]);
+      return 2;
+    }
+  }
+  double budget = quick ? 0.2 : 1.0;
+  try {
+    std::printf("# peak: %.0f GFLOP/s per core (documented figure, /work/shared/TOOLCHAIN.md)\n",
+                kPeakPerCore);
+    std::printf("# OpenBLAS kernels: %s (set OPENBLAS_CORETYPE when it misdetects the CPU)\n\n",
+                openblas_get_corename());
+    auto want = [&](const char* part) { return only.empty() || only == part; };
+    if (want("matmul"))
+      std::printf("kernel           threads  ours GF/s  OpenBLAS  naive     ours/peer  peak    "
+                  "max rel err\n");
+    for (int t : threads)
+      for (int64_t n : {256, 512, 1024})
+        if (want("matmul"))
+          benchMatmul(n, t, budget);
+    if (want("conv"))
+      std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
+                  "max rel err\n");
+    for (int t : threads)
+      for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256}})
+        if (want("conv"))
+          benchConv(s, t, budget);
+    if (want("examples"))
+      std::printf("\nexample   threads  scheduled ms  unscheduled ms  speed-up\n");
+    for (int t : threads)
+      for (const char* e : {"mlp", "cnn", "transformer"})
+        if (want("examples"))
+          benchExample(examples, e, t, budget);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_kernels: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
