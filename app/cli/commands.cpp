@@ -13,10 +13,12 @@ namespace lowerscope::cli {
 // Each command file provides one of these.
 void addBuildCommands(CLI::App& app, CommandList& out);
 void addModuleCommands(CLI::App& app, CommandList& out);
+void addRenderCommands(CLI::App& app, CommandList& out);
 
 void registerAllCommands(CLI::App& app, CommandList& out) {
   addBuildCommands(app, out);
   addModuleCommands(app, out);
+  addRenderCommands(app, out);
 }
 
 std::string versionText() {
