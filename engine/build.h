@@ -31,9 +31,22 @@ struct BuildOptions {
   bool codegen = true; // false: stop after the passes
 };
 
+/// What one sub-target of a composite build produced.
+struct SubTargetArtifacts {
+  std::string name;                   // sub-target name
+  std::string target;                 // its target string
+  std::vector<std::string> functions; // tensor functions it owns
+  bool compileOnly = false;           // true: emitted, never run here
+  std::string cSource, llvmIR, assembly;
+  std::vector<char> object;
+  std::string note;
+};
+
 struct BuildResult {
   ir::IRModule input, lowered;
-  target::Target target;
+  target::Target target;                 // the default sub-target for composite builds
+  std::string composite;                 // the composite target string ("" for plain builds)
+  std::vector<SubTargetArtifacts> parts; // composite builds: one per sub-target
   std::vector<transform::PassRecord> records;
   std::shared_ptr<const codegen::CompiledModule> compiled; // host targets
   std::shared_ptr<runtime::Executable> executable;         // host targets
@@ -45,6 +58,15 @@ struct BuildResult {
 /// The tensor functions of a module that codegen compiles.
 codegen::NamedPrimFuncs primFuncsOf(const ir::IRModule& m);
 
+/// A plain target ("llvm -mcpu=native") builds as before. A composite target
+/// ("fast: llvm; compat: c; blas: openblas", or any non-llvm kind) stores
+/// itself in the module attribute "target", runs AssignTargets,
+/// PartitionByTarget and each sub-target kind's graph_to_tir hook before the
+/// pipeline, gives every tensor function to the sub-target of its callers
+/// (copying and renaming a function shared by several sub-targets), and
+/// generates code per sub-target with its kind's tir_to_runtime hook. The
+/// executable dispatches each kernel to the module that owns it; a kernel of
+/// a compile-only (cross) part raises an error naming the part when called.
 BuildResult build(const ir::IRModule& m, const BuildOptions& opts = {});
 
 } // namespace unity

@@ -7,6 +7,7 @@
 #include "engine/transform/legalize.h"
 #include "engine/transform/lower_executor.h"
 #include "engine/transform/normalize.h"
+#include "engine/transform/partition.h"
 #include "engine/transform/registry.h"
 #include "engine/transform/tir_lower.h"
 
@@ -43,7 +44,7 @@ void registerBuiltinPasses() {
   registerPass({"CanonicalizeBindings", PassLevel::Graph,
                 "remove variable aliases and fold items of literal tuples",
                 canonicalizeBindingsPass});
-  registerPass({"Legalize", PassLevel::Graph,
+  registerPass({"LegalizeOps", PassLevel::Graph,
                 "lower every operator call to call_tir of a generated tensor function",
                 legalizePass});
   registerPass({"AnnotateOpPattern", PassLevel::Tensor,
@@ -63,12 +64,13 @@ void registerBuiltinPasses() {
   registerPass({"DefaultSchedule", PassLevel::Tensor,
                 "inline injective producers, parallelize, vectorize and tile untuned kernels",
                 defaultSchedulePass});
+  registerTargetPasses();
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
 
   registerPipeline({"default",
                     "the default lowering for the llvm target",
-                    {"Normalize", "CanonicalizeBindings", "DeadCodeElimination", "Legalize",
+                    {"Normalize", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
                      "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination",
                      "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"}});
 }

@@ -1,0 +1,45 @@
+#pragma once
+// Shared machinery of library target kinds (openblas, dnnl, and the example
+// kind of docs/adding-a-target-kind.md): pattern claims on graph bindings and
+// the graph_to_tir pass that lowers a claimed chain to one library kernel.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/expr.h"
+#include "engine/target/target_hooks.h"
+#include "engine/transform/pass.h"
+
+namespace unity::transform {
+
+/// A chain head -> [add bias] -> [nn.relu] handed to one library kernel.
+struct LibraryPattern {
+  std::string kind;
+  std::function<bool(const ir::Call*)> head;          // is this call a chain head?
+  std::function<bool(const ir::Expr&)> bias;          // is this operand a bias?
+  std::function<std::string(const ir::Call*)> kernel; // library kernel name
+  /// The int64 static parameters of the kernel (last input tensor).
+  std::function<std::vector<int64_t>(const ir::Call*, bool relu)> params;
+  /// false: a claim is the head alone (no bias / relu appended).
+  bool extend = true;
+};
+const LibraryPattern& openblasPattern();
+const LibraryPattern& dnnlPattern();
+
+/// How often each variable is used (read) in `body`; binding definitions do
+/// not count.
+target::UseCounts countUses(const ir::Expr& body);
+/// The chains of a block (binding indices), each intermediate single-use.
+std::vector<std::vector<size_t>> claimChains(const LibraryPattern& p, const ir::BindingBlock& b,
+                                             const target::UseCounts& uses);
+/// Lowers every function whose "target" is `sub` to call_tir of PrimFuncs
+/// carrying "library_kernel", one per chain: the function's bindings must be
+/// covered exactly by claimChains (PartitionByTarget may outline several
+/// adjacent claims of one sub-target into one function). Throws unity::Error
+/// naming the function when some binding is not part of a supported chain.
+PassRef libraryGraphToTirPass(const LibraryPattern& p, const std::string& sub);
+/// tir_to_runtime of library kinds: a runtime::LibraryModule.
+target::RuntimeModule libraryRuntime(const codegen::NamedPrimFuncs& funcs, const target::Target&);
+
+} // namespace unity::transform

@@ -1,0 +1,61 @@
+#pragma once
+// Target assignment at graph level: AnnotateTarget, AssignTargets and
+// PartitionByTarget (see docs/targets.md).
+//
+// Annotations live in the module attribute "target.annotations" as strings
+// "function/binding=subtarget", so each decision is visible in the printed
+// module and self-contained. PartitionByTarget consumes them: it outlines the
+// annotated bindings of each binding block into new graph functions carrying
+// "target" = the sub-target, and removes the attribute.
+#include <string>
+#include <vector>
+
+#include "engine/ir/module.h"
+#include "engine/transform/pass.h"
+
+namespace unity::transform {
+
+inline constexpr const char* kTargetAnnotationsAttr = "target.annotations";
+
+/// Marks bindings (by variable name) of graph function `function` for
+/// sub-target `subTarget`. A later annotation of the same binding replaces an
+/// earlier one. Throws unity::Error for an unknown function/binding, a
+/// binding name that is not unique in the function, or (when the module has a
+/// "target" attribute) an unknown sub-target.
+ir::IRModule annotateTarget(const ir::IRModule& m, const std::string& function,
+                            const std::vector<std::string>& bindings, const std::string& subTarget);
+/// The annotations of a module as (function, binding, sub-target).
+struct TargetAnnotation {
+  std::string function, binding, subTarget;
+};
+std::vector<TargetAnnotation> targetAnnotations(const ir::IRModule& m);
+
+/// Outlines annotated bindings. Within one binding block, the bindings
+/// annotated for one sub-target are split into connected, convex pieces (a
+/// piece never has a path leaving it and coming back through a binding of
+/// another target), so each piece becomes one function
+/// "<function>_<subtarget>" called where it was; bindings that depend on the
+/// piece are moved after the call. The result computes exactly what the input
+/// did. Functions that already carry "target" are left alone.
+ir::IRModule partitionByTarget(const ir::IRModule& m);
+
+/// Lets every library sub-target of the module's composite target (attribute
+/// "target") claim the bindings its kind's patterns cover; claims touching an
+/// already annotated binding are skipped (explicit annotations win). Writes
+/// annotations only: PartitionByTarget does the outlining; everything left
+/// unannotated runs on the default sub-target.
+ir::IRModule assignTargets(const ir::IRModule& m);
+
+/// Passes. "AnnotateTarget" reads its arguments from the PassContext config
+/// ("annotate_target.function", "annotate_target.bindings",
+/// "annotate_target.target") when created from the registry.
+PassRef annotateTargetPass(std::string function, std::vector<std::string> bindings,
+                           std::string subTarget);
+PassRef annotateTargetPassFromConfig();
+PassRef partitionByTargetPass();
+PassRef assignTargetsPass();
+
+/// Registers the three passes (called from builtin_passes.cpp).
+void registerTargetPasses();
+
+} // namespace unity::transform
