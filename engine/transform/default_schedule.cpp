@@ -15,15 +15,19 @@
 //    - reduction: x = the spatial loop along the output's last index, u = a
 //      spatial loop such that some input read along x does not depend on u
 //      (B[k, j] for C[i, j]: u = i), so one vector load of that input serves
-//      U unrolled rows. Split x by V (a multiple of 16 floats: one or more
-//      AVX-512 registers) and u by U, order
-//          [other spatial] x_o u_o | reduce loops (fused) | u_i x_i
-//      (i.e. j_o i_o k i_i j_i for matmul), unroll u_i, vectorize x_i, and
-//      decompose the reduction at the reduce loop so the init is its own
-//      vectorized nest. The U x V accumulator tile has addresses invariant
-//      in the reduce loop: LLVM keeps it in registers (LICM scalar
-//      promotion) and the inner body is V/16 * U fused multiply-adds per
-//      broadcast of A. The outer spatial loops are fused and parallel.
+//      U unrolled rows. Split x by V (32 floats when it divides) and u by U
+//      (the largest of 8, 6, 4, 3, 2 dividing it with U * V/8 <= 24 vector
+//      registers), order
+//          [other spatial] x_o [r_o] u_o | r (fused reduce loops) | u_i x_i
+//      (j_o k_o i_o k_i i_i j_i for matmul), unroll u_i, vectorize x_i, and
+//      decompose the reduction at the outermost reduce loop so the init is
+//      its own vectorized nest. A reduction longer than 128 is split and its
+//      outer part moved out of u_o, so the Kt x V slice of the reused input
+//      stays in L2 across all u_o tiles. The U x V accumulator tile has
+//      addresses invariant in the reduce loop: LLVM keeps it in registers
+//      (LICM scalar promotion) and the inner body is V/8 * U fused
+//      multiply-adds per broadcast of A. The outer spatial loops are fused
+//      and parallel.
 //    Anything a rule cannot handle (symbolic extents, loops shared by
 //    several blocks, a primitive refusing) leaves that block as it was: the
 //    schedule is tried on a copy and only kept when every step succeeded.
