@@ -12,6 +12,7 @@ namespace lowerscope::cli {
 
 // Each command file provides one of these.
 void addBuildCommands(CLI::App& app, CommandList& out);
+void addOnnxCommands(CLI::App& app, CommandList& out);
 void addModuleCommands(CLI::App& app, CommandList& out);
 void addRenderCommands(CLI::App& app, CommandList& out);
 
@@ -19,6 +20,7 @@ void registerAllCommands(CLI::App& app, CommandList& out) {
   addBuildCommands(app, out);
   addModuleCommands(app, out);
   addRenderCommands(app, out);
+  addOnnxCommands(app, out);
 }
 
 std::string versionText() {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
 #include "engine/text/parser.h"
 
@@ -13,7 +14,7 @@ unity::ir::IRModule loadModule(const std::string& path) {
     throw unity::Error(path + ": no such file");
   std::string ext = fs::path(path).extension().string();
   if (ext == ".onnx")
-    throw unity::Error(path + ": ONNX import is not built into this version yet");
+    return unity::frontend::importOnnx(path);
   return unity::text::parseFile(path);
 }
 

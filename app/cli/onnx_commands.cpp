@@ -1,0 +1,342 @@
+// `lowerscope-cli import` (ONNX -> text IR) and `lowerscope-cli onnx-test`,
+// the ONNX backend-test conformance harness.
+//
+// onnx-test finds every case folder (one holding model.onnx) under the given
+// folders and runs each in its own child process -- fork + exec of
+// /proc/self/exe with the hidden `onnx-test-case DIR` sub-command -- so a
+// crash or a hang in one case cannot stop the run. Up to --jobs children run
+// at once; the parent polls their output pipes, kills a child that passes
+// --timeout, and reads the child's verdict from a final "@@RESULT <json>"
+// line. A child that dies from a signal (or exits without a verdict) is a
+// crash. Results go to a JSON report and a one-line summary.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "app/cli/commands.h"
+#include "engine/frontend/onnx_conformance.h"
+#include "engine/frontend/onnx_importer.h"
+#include "engine/support/error.h"
+#include "engine/text/printer.h"
+
+namespace lowerscope::cli {
+
+namespace fs = std::filesystem;
+using unity::Error;
+using unity::frontend::CaseStatus;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Case {
+  std::string name, dir;
+  std::string status = "error", detail;
+  double ms = 0;
+};
+
+std::vector<Case> findCases(const std::vector<std::string>& roots, const std::string& filter) {
+  std::regex re(filter.empty() ? ".*" : filter);
+  std::vector<Case> out;
+  std::set<std::string> seen;
+  for (auto& root : roots) {
+    if (!fs::is_directory(root))
+      throw Error(root + ": not a folder");
+    auto consider = [&](const fs::path& d) {
+      if (fs::exists(d / "model.onnx") && std::regex_search(d.filename().string(), re) &&
+          seen.insert(fs::weakly_canonical(d).string()).second)
+        out.push_back({d.filename().string(), d.string(), "error", "", 0});
+    };
+    consider(root);
+    for (auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_directory())
+        consider(e.path());
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.dir < b.dir; });
+  return out;
+}
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  size_t index = 0;
+  Clock::time_point start;
+  std::string output;
+  bool timedOut = false;
+};
+
+Child spawnCase(const Case& c, size_t index, const std::string& target) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    throw Error(std::string("onnx-test: pipe failed: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0)
+    throw Error(std::string("onnx-test: fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    execl("/proc/self/exe", "lowerscope-cli", "onnx-test-case", c.dir.c_str(), "--target",
+          target.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  Child ch;
+  ch.pid = pid;
+  ch.fd = fds[0];
+  ch.index = index;
+  ch.start = Clock::now();
+  return ch;
+}
+
+std::string lastLine(const std::string& s) {
+  auto end = s.find_last_not_of('\n');
+  if (end == std::string::npos)
+    return {};
+  auto begin = s.rfind('\n', end);
+  return s.substr(begin == std::string::npos ? 0 : begin + 1,
+                  end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+}
+
+void finish(Child& ch, int wstatus, Case& c) {
+  c.ms = std::chrono::duration<double, std::milli>(Clock::now() - ch.start).count();
+  auto at = ch.output.rfind("@@RESULT ");
+  if (ch.timedOut) {
+    c.status = "timeout";
+    c.detail = fmt::format("killed after {:.1f} s", c.ms / 1000);
+  } else if (at != std::string::npos) {
+    try {
+      auto j = nlohmann::json::parse(lastLine(ch.output.substr(at + 9)));
+      c.status = j.at("status").get<std::string>();
+      c.detail = j.at("detail").get<std::string>();
+    } catch (const std::exception& e) {
+      c.status = "error";
+      c.detail = std::string("unreadable verdict: ") + e.what();
+    }
+  } else if (WIFSIGNALED(wstatus)) {
+    c.status = "crash";
+    c.detail = fmt::format("signal {} ({}): {}", WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
+                           lastLine(ch.output));
+  } else {
+    c.status = "crash";
+    c.detail = fmt::format("exit code {} without a verdict: {}",
+                           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1, lastLine(ch.output));
+  }
+}
+
+/// Runs every case in child processes, at most `jobs` at once.
+void runAll(std::vector<Case>& cases, int jobs, double timeoutSec, const std::string& target,
+            bool progress) {
+  std::vector<Child> running;
+  size_t next = 0, done = 0;
+  while (done < cases.size()) {
+    while (static_cast<int>(running.size()) < jobs && next < cases.size()) {
+      running.push_back(spawnCase(cases[next], next, target));
+      ++next;
+    }
+    std::vector<pollfd> pfds;
+    for (auto& ch : running)
+      pfds.push_back({ch.fd, POLLIN, 0});
+    poll(pfds.data(), pfds.size(), 50);
+    for (size_t i = 0; i < running.size(); ++i) {
+      Child& ch = running[i];
+      if (pfds[i].revents & (POLLIN | POLLHUP)) {
+        char buf[4096];
+        ssize_t n = read(ch.fd, buf, sizeof(buf));
+        if (n > 0 && ch.output.size() < (1u << 20))
+          ch.output.append(buf, static_cast<size_t>(n));
+      }
+      if (!ch.timedOut && Clock::now() - ch.start > std::chrono::duration<double>(timeoutSec)) {
+        kill(ch.pid, SIGKILL);
+        ch.timedOut = true;
+      }
+    }
+    for (size_t i = 0; i < running.size();) {
+      Child& ch = running[i];
+      int ws = 0;
+      if (waitpid(ch.pid, &ws, WNOHANG) != ch.pid) {
+        ++i;
+        continue;
+      }
+      char buf[4096]; // drain what is left
+      ssize_t n;
+      while ((n = read(ch.fd, buf, sizeof(buf))) > 0)
+        if (ch.output.size() < (1u << 20))
+          ch.output.append(buf, static_cast<size_t>(n));
+      close(ch.fd);
+      Case& c = cases[ch.index];
+      finish(ch, ws, c);
+      ++done;
+      if (progress)
+        fmt::print(stderr, "[{}/{}] {} {} ({:.0f} ms)\n", done, cases.size(), c.status, c.name,
+                   c.ms);
+      running.erase(running.begin() + static_cast<long>(i));
+    }
+  }
+}
+
+std::set<std::string> readNameList(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(path + ": cannot open file");
+  std::set<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (!line.empty() && line[0] != '#')
+      names.insert(line);
+  }
+  return names;
+}
+
+} // namespace
+
+void addOnnxCommands(CLI::App& app, CommandList& out) {
+  // ---- import ----
+  struct ImportArgs {
+    std::string file, output;
+  };
+  auto imp = std::make_shared<ImportArgs>();
+  CLI::App* i = app.add_subcommand("import", "Import an ONNX model and write it as text IR");
+  i->add_option("FILE", imp->file, "ONNX model (.onnx)")->required();
+  i->add_option("-o,--output", imp->output, "Output .uir file (default: standard output)");
+  out.push_back({i, [imp] {
+                   auto t0 = Clock::now();
+                   auto m = unity::frontend::importOnnx(imp->file);
+                   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                   std::string text = unity::text::printModule(m);
+                   if (imp->output.empty()) {
+                     fmt::print("{}", text);
+                     return 0;
+                   }
+                   std::ofstream f(imp->output, std::ios::binary);
+                   f << text;
+                   if (!f)
+                     throw Error(imp->output + ": cannot write file");
+                   fmt::print("imported {} in {:.1f} ms -> {}\n", imp->file, ms, imp->output);
+                   return 0;
+                 }});
+
+  // ---- onnx-test ----
+  struct TestArgs {
+    std::vector<std::string> dirs;
+    std::string report, filter, expectPass, writePass, target = "llvm";
+    int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    double timeout = 120;
+    bool progress = false;
+  };
+  auto t = std::make_shared<TestArgs>();
+  CLI::App* s = app.add_subcommand(
+      "onnx-test", "Run ONNX backend-test cases (folders with model.onnx + test_data_set_N)");
+  s->add_option("DIR", t->dirs, "Folders searched recursively for cases")->required();
+  s->add_option("--report", t->report, "Write the JSON report here");
+  s->add_option("--jobs", t->jobs, "Cases run in parallel")->check(CLI::Range(1, 256));
+  s->add_option("--filter", t->filter, "Only cases whose name matches this regex");
+  s->add_option("--timeout", t->timeout, "Seconds per case before it is killed")
+      ->check(CLI::Range(0.1, 86400.0));
+  s->add_option("--target", t->target, "Target to build for");
+  s->add_option("--expect-pass", t->expectPass,
+                "Run only the cases named in FILE (one per line) and exit 1 unless all pass");
+  s->add_option("--write-pass-list", t->writePass, "Write the names of passing cases to FILE");
+  s->add_flag("--progress", t->progress, "Print each case's result to stderr as it finishes");
+  out.push_back(
+      {s, [t] {
+         auto cases = findCases(t->dirs, t->filter);
+         std::set<std::string> expected;
+         std::vector<Case> missing;
+         if (!t->expectPass.empty()) {
+           expected = readNameList(t->expectPass);
+           std::erase_if(cases, [&](const Case& c) { return !expected.count(c.name); });
+           std::set<std::string> found;
+           for (auto& c : cases)
+             found.insert(c.name);
+           for (auto& n : expected)
+             if (!found.count(n))
+               missing.push_back({n, "", "error", "case folder not found", 0});
+         }
+         auto t0 = Clock::now();
+         runAll(cases, t->jobs, t->timeout, t->target, t->progress);
+         cases.insert(cases.end(), missing.begin(), missing.end());
+         double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+         std::map<std::string, int> count;
+         for (const char* k : {"pass", "fail", "unsupported", "error", "crash", "timeout"})
+           count[k] = 0;
+         nlohmann::json jc = nlohmann::json::array();
+         for (auto& c : cases) {
+           ++count[c.status];
+           jc.push_back({{"name", c.name},
+                         {"dir", c.dir},
+                         {"status", c.status},
+                         {"detail", c.detail},
+                         {"ms", std::round(c.ms * 10) / 10}});
+         }
+         nlohmann::json summary;
+         for (auto& [k, v] : count)
+           summary[k] = v;
+         summary["total"] = cases.size();
+         if (!t->report.empty()) {
+           std::ofstream f(t->report);
+           f << nlohmann::json{{"summary", summary}, {"cases", jc}}.dump(2) << "\n";
+           if (!f)
+             throw Error(t->report + ": cannot write file");
+         }
+         if (!t->writePass.empty()) {
+           std::ofstream f(t->writePass);
+           for (auto& c : cases)
+             if (c.status == "pass")
+               f << c.name << "\n";
+         }
+         fmt::print("onnx-test: {} cases: {} pass, {} fail, {} unsupported, {} error, {} "
+                    "crash, {} timeout ({:.1f} s, {} jobs)\n",
+                    cases.size(), count["pass"], count["fail"], count["unsupported"],
+                    count["error"], count["crash"], count["timeout"], sec, t->jobs);
+         if (t->expectPass.empty())
+           return 0;
+         int regressed = 0;
+         for (auto& c : cases)
+           if (c.status != "pass") {
+             fmt::print("REGRESSED {}: {}: {}\n", c.name, c.status, c.detail);
+             ++regressed;
+           }
+         return regressed ? 1 : 0;
+       }});
+
+  // ---- onnx-test-case (hidden; the child side of onnx-test) ----
+  struct CaseArgs {
+    std::string dir, target = "llvm";
+  };
+  auto ca = std::make_shared<CaseArgs>();
+  CLI::App* c = app.add_subcommand("onnx-test-case", "Run one ONNX test case (internal)");
+  c->group(""); // hidden from --help
+  c->add_option("DIR", ca->dir)->required();
+  c->add_option("--target", ca->target);
+  out.push_back({c, [ca] {
+                   auto r = unity::frontend::runConformanceCase(ca->dir, ca->target);
+                   nlohmann::json j{{"status", unity::frontend::caseStatusName(r.status)},
+                                    {"detail", r.detail}};
+                   std::fflush(stderr);
+                   fmt::print("\n@@RESULT {}\n", j.dump());
+                   std::fflush(stdout);
+                   return 0;
+                 }});
+}
+
+} // namespace lowerscope::cli

@@ -1,0 +1,301 @@
+// NodeContext: the converters' view of one ONNX node (inputs, attributes,
+// emitting bindings). Struct info of each emitted call is deduced at once by
+// the operator registry, so the next converter can read shapes and ranks;
+// a deduction error becomes this node's "unsupported" reason.
+//
+// Output naming: a converter emits its result as a dataflow variable with a
+// temporary name and then calls output(). When the value is the binding just
+// emitted, output() renames it after the ONNX value (and makes it a non-
+// dataflow Var when it is a graph output, which must escape the dataflow
+// block); nothing can refer to the temporary yet, so the swap is safe.
+#include <cmath>
+#include <cstring>
+
+#include "engine/frontend/onnx_convert.h"
+#include "engine/op/op.h"
+#include "engine/support/error.h"
+
+namespace unity::frontend::detail {
+
+using namespace ir;
+
+std::string sanitizeName(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty())
+    out = "v";
+  if (std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "v" + out;
+  return out;
+}
+
+PrimExpr foldMul(const PrimExpr& a, const PrimExpr& b) {
+  auto ca = asConstInt(a), cb = asConstInt(b);
+  if (ca && cb)
+    return intImm(*ca * *cb);
+  if (ca && *ca == 1)
+    return b;
+  if (cb && *cb == 1)
+    return a;
+  return a * b;
+}
+
+int normAxis(const NodeContext& ctx, int64_t axis, int rank) {
+  if (axis < -rank || axis >= std::max(rank, 1))
+    ctx.unsupported("axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+Tensor int64Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
+  Tensor t(DataType::Int64(), std::move(shape));
+  if (!values.empty())
+    std::memcpy(t.mutableData(), values.data(), values.size() * sizeof(int64_t));
+  return t;
+}
+
+int64_t intAt(const Tensor& t, int64_t i) {
+  DataType d = t.dtype();
+  auto p = static_cast<const char*>(t.data());
+  auto rd = [&](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, p + i * sizeof(v), sizeof(v));
+    return static_cast<int64_t>(v);
+  };
+  if (d.isBool() || (d.isUInt() && d.bits == 8))
+    return rd(uint8_t{});
+  if (d.isInt() && d.bits == 8)
+    return rd(int8_t{});
+  if (d.isInt() && d.bits == 16)
+    return rd(int16_t{});
+  if (d.isUInt() && d.bits == 16)
+    return rd(uint16_t{});
+  if (d.isInt() && d.bits == 32)
+    return rd(int32_t{});
+  if (d.isUInt() && d.bits == 32)
+    return rd(uint32_t{});
+  if (d.bits == 64 && d.isIntegral())
+    return rd(int64_t{});
+  return static_cast<int64_t>(t.getDouble(i));
+}
+
+NodeContext::NodeContext(GraphState& g, const onnx::NodeProto& node, std::string name, int opset)
+    : node(node), opset(opset), g_(g), name_(std::move(name)), firstBinding_(g.bindings.size()) {}
+
+void NodeContext::unsupported(const std::string& reason) const { throw Unsupported{reason}; }
+
+bool NodeContext::has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
+
+const Value& NodeContext::in(int i) const {
+  if (!has(i))
+    unsupported("input " + std::to_string(i) + " is missing");
+  auto it = g_.values.find(node.input(i));
+  if (it == g_.values.end())
+    throw Error("node '" + name_ + "' uses undefined value '" + node.input(i) + "'");
+  return it->second;
+}
+
+int NodeContext::rank(int i) const {
+  auto* t = as<TensorSInfo>(in(i).sinfo);
+  if (!t)
+    unsupported("input '" + node.input(i) + "' is not a tensor");
+  if (t->ndim < 0)
+    unsupported("input '" + node.input(i) + "' has unknown rank");
+  return t->ndim;
+}
+
+DataType NodeContext::dtype(int i) const {
+  auto* t = as<TensorSInfo>(in(i).sinfo);
+  if (!t || t->dtype.isVoid())
+    unsupported("input '" + node.input(i) + "' has unknown element type");
+  return t->dtype;
+}
+
+std::vector<PrimExpr> NodeContext::shape(int i) const {
+  rank(i);
+  auto* t = as<TensorSInfo>(in(i).sinfo);
+  if (!t->shape)
+    unsupported("input '" + node.input(i) + "' has unknown shape");
+  return *t->shape;
+}
+
+std::vector<int64_t> NodeContext::staticShape(int i, const char* why) const {
+  std::vector<int64_t> out;
+  for (auto& d : shape(i)) {
+    auto c = asConstInt(d);
+    if (!c)
+      unsupported(std::string(why) + " needs a static shape of input '" + node.input(i) + "'");
+    out.push_back(*c);
+  }
+  return out;
+}
+
+const Tensor* NodeContext::constant(int i) const {
+  const Value& v = in(i);
+  return v.data ? &*v.data : nullptr;
+}
+
+std::vector<int64_t> NodeContext::constInts(int i, const char* what) const {
+  const Tensor* t = constant(i);
+  if (!t)
+    unsupported(std::string(what) + " (input '" + node.input(i) +
+                "') must be a constant; dynamic values are not supported");
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < t->numel(); ++k)
+    out.push_back(intAt(*t, k));
+  return out;
+}
+
+double NodeContext::constScalar(int i, const char* what) const {
+  const Tensor* t = constant(i);
+  if (!t)
+    unsupported(std::string(what) + " (input '" + node.input(i) +
+                "') must be a constant; dynamic values are not supported");
+  if (t->numel() != 1)
+    unsupported(std::string(what) + " must hold one value");
+  return t->getDouble(0);
+}
+
+// ---- attributes ----
+
+const onnx::AttributeProto* NodeContext::attr(const std::string& name) const {
+  for (auto& a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+namespace {
+[[noreturn]] void badAttr(const NodeContext& ctx, const onnx::AttributeProto& a, const char* want) {
+  ctx.unsupported("attribute '" + a.name() + "' has type " +
+                  onnx::AttributeProto::AttributeType_Name(a.type()) + ", expected " + want);
+}
+} // namespace
+
+int64_t NodeContext::attrInt(const std::string& name, int64_t dflt) const {
+  auto* a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::INT)
+    badAttr(*this, *a, "INT");
+  return a->i();
+}
+
+double NodeContext::attrFloat(const std::string& name, double dflt) const {
+  auto* a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() == onnx::AttributeProto::INT)
+    return static_cast<double>(a->i());
+  if (a->type() != onnx::AttributeProto::FLOAT)
+    badAttr(*this, *a, "FLOAT");
+  return a->f();
+}
+
+std::string NodeContext::attrString(const std::string& name, const std::string& dflt) const {
+  auto* a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::STRING)
+    badAttr(*this, *a, "STRING");
+  return a->s();
+}
+
+std::vector<int64_t> NodeContext::attrInts(const std::string& name,
+                                           std::vector<int64_t> dflt) const {
+  auto* a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::INTS)
+    badAttr(*this, *a, "INTS");
+  return {a->ints().begin(), a->ints().end()};
+}
+
+std::vector<double> NodeContext::attrFloats(const std::string& name) const {
+  auto* a = attr(name);
+  if (!a)
+    return {};
+  if (a->type() != onnx::AttributeProto::FLOATS)
+    badAttr(*this, *a, "FLOATS");
+  return {a->floats().begin(), a->floats().end()};
+}
+
+Tensor NodeContext::attrTensor(const std::string& name) const {
+  auto* a = attr(name);
+  if (!a || a->type() != onnx::AttributeProto::TENSOR)
+    unsupported("attribute '" + name + "' must be a TENSOR");
+  return tensorFromProto(a->t(), g_.modelDir, "node '" + name_ + "' attribute '" + name + "'");
+}
+
+// ---- emitting ----
+
+Value NodeContext::bind(Expr value, StructInfo sinfo) {
+  std::string hint = "lv" + std::to_string(g_.bindings.size());
+  Var v = makeDataflowVar(hint, sinfo);
+  Span span;
+  span.origins = {origin()};
+  g_.bindings.push_back(make<VarBinding>(v, std::move(value), span));
+  return Value{v, sinfo, std::nullopt};
+}
+
+Value NodeContext::op(const std::string& name, std::vector<Expr> args, Attrs attrs) {
+  Expr c = op::callOp(name, std::move(args), std::move(attrs));
+  auto* call = as<Call>(c);
+  Span span;
+  span.origins = {origin()};
+  StructInfo sinfo;
+  try {
+    sinfo = op::deduceStructInfo(*call, span);
+  } catch (const Error& e) {
+    unsupported(e.message());
+  }
+  return bind(make<Call>(call->op, call->args, call->attrs, call->sinfoArgs, sinfo), sinfo);
+}
+
+Value NodeContext::tupleItem(const Value& tuple, int index) {
+  auto* t = as<TupleSInfo>(tuple.sinfo);
+  if (!t || index >= static_cast<int>(t->fields.size()))
+    unsupported("tuple item " + std::to_string(index) + " out of range");
+  StructInfo s = t->fields[index];
+  return bind(make<TupleGetItem>(tuple.expr, index, s), s);
+}
+
+Value NodeContext::constant(Tensor t) {
+  Expr c = make<Constant>(t);
+  return Value{c, c->sinfo, std::move(t)};
+}
+
+Value NodeContext::scalar(double v, DataType dt) {
+  Tensor t(dt, {});
+  t.setDouble(0, v);
+  return constant(std::move(t));
+}
+
+void NodeContext::output(int i, Value v) {
+  if (i >= node.output_size() || node.output(i).empty())
+    return; // optional output not requested
+  const std::string& onnxName = node.output(i);
+  bool isGraphOutput = false;
+  for (auto& o : g_.graphOutputs)
+    isGraphOutput |= o == onnxName;
+  std::string base = sanitizeName(onnxName);
+  int& uses = g_.nameUses[base];
+  std::string hint = uses++ ? base + "_" + std::to_string(uses - 1) : base;
+  bool lastOfMine = g_.bindings.size() > firstBinding_ && sameNode(g_.bindings.back()->var, v.expr);
+  if (lastOfMine) {
+    auto& b = g_.bindings.back();
+    Var nv = isGraphOutput ? makeVar(hint, v.sinfo) : makeDataflowVar(hint, v.sinfo);
+    g_.bindings.back() = make<VarBinding>(nv, b->value, b->span);
+    v.expr = nv;
+  } else if (isGraphOutput && isa<VarNode>(v.expr) && as<VarNode>(v.expr)->isDataflow()) {
+    Var nv = makeVar(hint, v.sinfo);
+    Span span;
+    span.origins = {origin()};
+    g_.bindings.push_back(make<VarBinding>(nv, v.expr, span));
+    v.expr = nv;
+  }
+  g_.values[onnxName] = std::move(v);
+}
+
+} // namespace unity::frontend::detail

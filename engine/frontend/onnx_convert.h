@@ -1,0 +1,133 @@
+#pragma once
+// Internal to the ONNX importer: what a per-operator converter sees.
+//
+// A converter gets a NodeContext for one ONNX node: typed access to its
+// inputs (struct info, and the tensor itself when it is known at import
+// time), to its attributes, and emit helpers that append bindings (each
+// carrying the node's origin) to the function being built. It reports what
+// it cannot handle by calling unsupported(reason); the importer collects
+// those per node and throws them together at the end.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/ir/expr.h"
+#include "engine/support/tensor.h"
+
+namespace unity::frontend::detail {
+
+/// Thrown by converters (through NodeContext::unsupported); caught per node.
+struct Unsupported {
+  std::string reason;
+};
+
+/// A value of the ONNX graph: its expression (Var, Constant or parameter),
+/// struct info and, when known at import time, the tensor itself.
+struct Value {
+  ir::Expr expr;
+  ir::StructInfo sinfo;
+  std::optional<Tensor> data;
+};
+
+/// What the importer keeps while building the function; NodeContext appends.
+struct GraphState {
+  std::vector<ir::Binding> bindings;
+  std::map<std::string, Value> values;
+  std::map<std::string, int> nameUses; // var name hints already used
+  std::vector<std::string> graphOutputs;
+  std::string modelDir;
+};
+
+class NodeContext {
+public:
+  NodeContext(GraphState& g, const onnx::NodeProto& node, std::string name, int opset);
+
+  const onnx::NodeProto& node;
+  const int opset;
+  const std::string& name() const { return name_; }
+  std::string origin() const { return name_ + ":" + node.op_type(); }
+
+  // ---- inputs ----
+  int numInputs() const { return node.input_size(); }
+  /// Input i is given (present and not the empty name).
+  bool has(int i) const;
+  const Value& in(int i) const;
+  ir::Expr expr(int i) const { return in(i).expr; }
+  int rank(int i) const;
+  DataType dtype(int i) const;
+  std::vector<ir::PrimExpr> shape(int i) const;
+  std::vector<int64_t> staticShape(int i, const char* why) const;
+  /// The tensor of input i when known at import time, else null.
+  const Tensor* constant(int i) const;
+  /// A constant integer input (shape, axes, pads...), flattened.
+  std::vector<int64_t> constInts(int i, const char* what) const;
+  double constScalar(int i, const char* what) const;
+
+  // ---- attributes ----
+  const onnx::AttributeProto* attr(const std::string& name) const;
+  bool hasAttr(const std::string& name) const { return attr(name) != nullptr; }
+  int64_t attrInt(const std::string& name, int64_t dflt) const;
+  double attrFloat(const std::string& name, double dflt) const;
+  std::string attrString(const std::string& name, const std::string& dflt = {}) const;
+  std::vector<int64_t> attrInts(const std::string& name, std::vector<int64_t> dflt = {}) const;
+  std::vector<double> attrFloats(const std::string& name) const;
+  Tensor attrTensor(const std::string& name) const;
+
+  // ---- emitting ----
+  /// Binds a call of operator `op` (struct info deduced now) and returns it.
+  Value op(const std::string& op, std::vector<ir::Expr> args, ir::Attrs attrs = {});
+  /// Binds any expression with known struct info.
+  Value bind(ir::Expr value, ir::StructInfo sinfo);
+  Value tupleItem(const Value& tuple, int index);
+  static Value constant(Tensor t);
+  /// A rank-0 constant of dtype dt.
+  static Value scalar(double v, DataType dt);
+  /// Sets output i of the node.
+  void output(int i, Value v);
+
+  [[noreturn]] void unsupported(const std::string& reason) const;
+
+private:
+  GraphState& g_;
+  std::string name_;
+  size_t firstBinding_;
+};
+
+using ConvertFn = std::function<void(NodeContext&)>;
+struct OpConverter {
+  ConvertFn fn;
+  /// Attribute names the converter understands; any other is refused.
+  std::vector<std::string> attrs;
+};
+using ConverterTable = std::map<std::string, OpConverter>;
+
+void addElementwiseConverters(ConverterTable& t);
+void addNNConverters(ConverterTable& t);
+void addShapeConverters(ConverterTable& t);
+
+/// Evaluates a node whose inputs are all known at import time, for the
+/// operators that shape computations use (Shape, Gather, Concat, Cast,
+/// arithmetic...). Returns false when the node is not foldable.
+bool foldNode(NodeContext& ctx);
+
+/// TensorProto -> Tensor, reading external data relative to modelDir (and
+/// refusing paths that leave it). `what` names the tensor in errors.
+/// Throws unity::Error when malformed, Unsupported for other data types.
+Tensor tensorFromProto(const onnx::TensorProto& tp, const std::string& modelDir,
+                       const std::string& what);
+
+// ---- small helpers shared by the converter files ----
+ir::PrimExpr foldMul(const ir::PrimExpr& a, const ir::PrimExpr& b);
+int normAxis(const NodeContext& ctx, int64_t axis, int rank);
+Tensor int64Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape);
+/// Element i of an integer/bool tensor, exactly (floats are truncated).
+int64_t intAt(const Tensor& t, int64_t i);
+/// Stores an integer exactly in the tensor's own element type.
+void setIntAt(Tensor& t, int64_t i, int64_t v);
+std::string sanitizeName(const std::string& s);
+
+} // namespace unity::frontend::detail

@@ -1,0 +1,292 @@
+// The ONNX import driver.
+//
+// 1. Parse the ModelProto; check the default-domain opset (7..17).
+// 2. Initializers become known tensors (Constants); graph inputs that are not
+//    initializers become the function's parameters, their dim_params shape
+//    variables shared by name (unknown dims get a fresh variable each).
+// 3. Nodes are visited in their (topological) order. A node whose inputs are
+//    all known is folded at import time when it is a shape-computation
+//    operator (onnx_fold.cpp); otherwise its converter emits bindings.
+//    Every refusal (other domain, unknown operator, unknown attribute, a
+//    converter's unsupported() or an operator's shape-deduction error) is
+//    recorded and the node's outputs are marked poisoned: later nodes that
+//    consume them are still checked for operator and attributes, so one
+//    import reports every unsupported node at once.
+// 4. The graph outputs form the function's result; the module is normalized.
+#include "engine/frontend/onnx_importer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "engine/frontend/onnx_convert.h"
+#include "engine/frontend/tensor_proto.h"
+#include "engine/transform/normalize.h"
+
+namespace unity::frontend {
+
+using namespace ir;
+using detail::GraphState;
+using detail::NodeContext;
+using detail::Unsupported;
+using detail::Value;
+
+namespace {
+
+std::string problemsText(const std::string& source, const std::vector<UnsupportedNode>& nodes) {
+  std::ostringstream os;
+  os << source << ": cannot import: " << nodes.size() << " unsupported node"
+     << (nodes.size() == 1 ? "" : "s") << ":";
+  for (auto& n : nodes)
+    os << "\n  " << n.node << " (" << n.opType << "): " << n.reason;
+  return os.str();
+}
+
+const detail::ConverterTable& converters() {
+  static const detail::ConverterTable table = [] {
+    detail::ConverterTable t;
+    detail::addElementwiseConverters(t);
+    detail::addNNConverters(t);
+    detail::addShapeConverters(t);
+    return t;
+  }();
+  return table;
+}
+
+constexpr int kMinOpset = 7, kMaxOpset = 17;
+
+class Importer {
+public:
+  Importer(const onnx::ModelProto& model, const ImportOptions& opts)
+      : model_(model), opts_(opts),
+        source_(opts.sourceName.empty() ? "<onnx model>" : opts.sourceName) {}
+
+  IRModule run() {
+    int opset = defaultOpset();
+    const onnx::GraphProto& graph = model_.graph();
+    g_.modelDir = opts_.modelDir;
+    for (auto& o : graph.output())
+      g_.graphOutputs.push_back(o.name());
+
+    for (auto& init : graph.initializer()) {
+      try {
+        Value v = NodeContext::constant(detail::tensorFromProto(
+            init, g_.modelDir, source_ + ": initializer '" + init.name() + "'"));
+        g_.values[init.name()] = std::move(v);
+      } catch (const Unsupported& u) {
+        problems_.push_back({init.name(), "initializer", u.reason});
+        poisoned_.insert(init.name());
+      }
+    }
+    std::vector<Var> params;
+    for (auto& in : graph.input()) {
+      if (g_.values.count(in.name()) || poisoned_.count(in.name()))
+        continue; // an initializer listed as input (IR version < 4)
+      size_t before = problems_.size();
+      Var v = makeVar(detail::sanitizeName(in.name()), inputSInfo(in));
+      if (problems_.size() != before) { // refused type: consumers are not reported again
+        poisoned_.insert(in.name());
+        continue;
+      }
+      params.push_back(v);
+      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt};
+    }
+
+    for (int idx = 0; idx < graph.node_size(); ++idx)
+      convertNode(graph.node(idx), idx, opset);
+    if (!problems_.empty())
+      throw UnsupportedModelError(source_, problems_);
+
+    std::vector<Expr> outs;
+    std::vector<StructInfo> outInfo;
+    for (auto& o : graph.output()) {
+      auto it = g_.values.find(o.name());
+      if (it == g_.values.end())
+        throw Error(source_ + ": graph output '" + o.name() + "' is not produced by any node");
+      outs.push_back(it->second.expr);
+      outInfo.push_back(it->second.sinfo);
+    }
+    if (outs.empty())
+      throw Error(source_ + ": the graph has no outputs");
+    Expr body = outs.size() == 1 ? outs[0] : Expr(make<Tuple>(outs, tupleSInfo(outInfo)));
+    auto block = make<BindingBlock>(g_.bindings, true);
+    Attrs fattrs;
+    fattrs.set("global_symbol", opts_.functionName);
+    BaseFunc fn = make<Function>(
+        params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{block}, body)), nullptr, fattrs);
+    try {
+      return transform::normalize(makeModule({{opts_.functionName, fn}}));
+    } catch (const Error& e) {
+      throw Error(source_ + ": imported graph does not normalize: " + e.message());
+    }
+  }
+
+private:
+  int defaultOpset() {
+    int opset = -1;
+    for (auto& op : model_.opset_import())
+      if (op.domain().empty() || op.domain() == "ai.onnx")
+        opset = static_cast<int>(op.version());
+    if (!model_.has_graph())
+      throw Error(source_ + ": the model has no graph");
+    if (opset < 0)
+      throw UnsupportedModelError(
+          source_, {{"model", "opset_import", "no default-domain opset is declared"}});
+    if (opset < kMinOpset || opset > kMaxOpset)
+      throw UnsupportedModelError(
+          source_, {{"model", "opset_import",
+                     "default-domain opset " + std::to_string(opset) + " is outside " +
+                         std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset)}});
+    return opset;
+  }
+
+  PrimExpr dimVar(const std::string& param) {
+    auto fixed = opts_.dimValues.find(param);
+    if (fixed != opts_.dimValues.end())
+      return intImm(fixed->second);
+    auto it = dims_.find(param);
+    if (it != dims_.end())
+      return it->second;
+    PrimExpr v = primVar(detail::sanitizeName(param));
+    dims_[param] = v;
+    return v;
+  }
+
+  StructInfo inputSInfo(const onnx::ValueInfoProto& in) {
+    if (!in.type().has_tensor_type()) {
+      problems_.push_back({in.name(), "graph input", "only tensor inputs are supported"});
+      return objectSInfo();
+    }
+    auto& tt = in.type().tensor_type();
+    auto dt = dtypeFromOnnx(tt.elem_type());
+    if (!dt) {
+      problems_.push_back({in.name(), "graph input",
+                           "element type " +
+                               onnx::TensorProto::DataType_Name(
+                                   static_cast<onnx::TensorProto::DataType>(tt.elem_type())) +
+                               " is not supported"});
+      return objectSInfo();
+    }
+    if (!tt.has_shape())
+      return tensorSInfo(*dt, -1);
+    std::vector<PrimExpr> shape;
+    int k = 0;
+    for (auto& d : tt.shape().dim()) {
+      if (d.has_dim_value())
+        shape.push_back(intImm(d.dim_value()));
+      else if (d.has_dim_param() && !d.dim_param().empty())
+        shape.push_back(dimVar(d.dim_param()));
+      else
+        shape.push_back(primVar(detail::sanitizeName(in.name()) + "_d" + std::to_string(k)));
+      ++k;
+    }
+    return tensorSInfo(*dt, shape);
+  }
+
+  void convertNode(const onnx::NodeProto& node, int idx, int opset) {
+    std::string name =
+        node.name().empty() ? node.op_type() + "_" + std::to_string(idx) : node.name();
+    auto refuse = [&](const std::string& opType, const std::string& reason) {
+      problems_.push_back({name, opType, reason});
+      for (auto& o : node.output())
+        poisoned_.insert(o);
+    };
+    bool inputPoisoned = false;
+    for (auto& i : node.input()) {
+      if (i.empty())
+        continue;
+      if (poisoned_.count(i))
+        inputPoisoned = true;
+      else if (!g_.values.count(i))
+        throw Error(source_ + ": node '" + name + "' (" + node.op_type() +
+                    ") uses undefined value '" + i + "' (graph not in topological order?)");
+    }
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return refuse(node.domain() + "." + node.op_type(),
+                    "operator domain '" + node.domain() + "' is not supported");
+    auto it = converters().find(node.op_type());
+    if (it == converters().end())
+      return refuse(node.op_type(), "unknown operator");
+    std::string badAttrs;
+    for (auto& a : node.attribute()) {
+      auto& ok = it->second.attrs;
+      if (std::find(ok.begin(), ok.end(), a.name()) == ok.end())
+        badAttrs += (badAttrs.empty() ? "'" : ", '") + a.name() + "'";
+    }
+    if (!badAttrs.empty())
+      return refuse(node.op_type(), "unsupported attribute " + badAttrs);
+    if (inputPoisoned) {
+      for (auto& o : node.output())
+        poisoned_.insert(o);
+      return;
+    }
+    size_t mark = g_.bindings.size();
+    NodeContext ctx(g_, node, name, opset);
+    try {
+      if (!detail::foldNode(ctx))
+        it->second.fn(ctx);
+      for (auto& o : node.output())
+        if (!o.empty() && !g_.values.count(o))
+          ctx.unsupported("output '" + o + "' is not supported");
+    } catch (const Unsupported& u) {
+      g_.bindings.resize(mark);
+      for (auto& o : node.output())
+        g_.values.erase(o);
+      refuse(node.op_type(), u.reason);
+    } catch (const Error& e) {
+      throw Error(source_ + ": node '" + name + "' (" + node.op_type() + "): " + e.message());
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  const ImportOptions& opts_;
+  std::string source_;
+  GraphState g_;
+  std::map<std::string, PrimExpr> dims_;
+  std::set<std::string> poisoned_;
+  std::vector<UnsupportedNode> problems_;
+};
+
+} // namespace
+
+UnsupportedModelError::UnsupportedModelError(const std::string& source,
+                                             std::vector<UnsupportedNode> nodes)
+    : Error(problemsText(source, nodes)), nodes_(std::move(nodes)) {}
+
+IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options) {
+  std::string source = options.sourceName.empty() ? "<onnx model>" : options.sourceName;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error(source + ": model larger than 2 GiB; store weights as external data");
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(source + ": not a valid ONNX model (protobuf parse failed: truncated or corrupt "
+                         "file)");
+  return Importer(model, options).run();
+}
+
+IRModule importOnnx(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot open file");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ImportOptions o = options;
+  if (o.sourceName.empty())
+    o.sourceName = path;
+  if (o.modelDir.empty()) {
+    auto dir = std::filesystem::path(path).parent_path();
+    o.modelDir = dir.empty() ? "." : dir.string();
+  }
+  return importOnnxBytes(bytes, o);
+}
+
+std::vector<std::string> supportedOnnxOps() {
+  std::vector<std::string> out;
+  for (auto& [name, c] : converters())
+    out.push_back(name);
+  return out;
+}
+
+} // namespace unity::frontend

@@ -1,0 +1,62 @@
+#pragma once
+// ONNX importer: an ONNX model (opsets 7..17, default domain) becomes an
+// IRModule with one graph-level function "main" whose bindings call our
+// registered operators. Initializers become Constants; graph input dims given
+// as dim_param (or unknown) become shape variables shared by name, so the
+// module runs at many sizes. Every binding's Span.origins names the ONNX node
+// it stands for ("conv1:Conv").
+//
+// Failure modes: a file that cannot be read or parsed, or is structurally
+// broken (undefined values, bad opset), throws unity::Error. A well-formed
+// model that uses something we cannot import (unknown operator, other
+// domains, unsupported attributes or attribute values, dynamic shapes where a
+// constant is needed) throws ONE UnsupportedModelError listing every such
+// node with its reason.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/ir/module.h"
+#include "engine/support/error.h"
+
+namespace unity::frontend {
+
+struct ImportOptions {
+  /// Name of the imported graph-level function.
+  std::string functionName = "main";
+  /// Folder that external tensor data is resolved against (importOnnx sets it
+  /// to the model's folder when empty). Resolved paths may not leave it.
+  std::string modelDir;
+  /// Name used in error messages (importOnnx: the path).
+  std::string sourceName;
+  /// Fixed values for named symbolic dims (dim_param -> value).
+  std::map<std::string, int64_t> dimValues;
+};
+
+/// One node the importer refused, and why.
+struct UnsupportedNode {
+  std::string node;   // node name, or "<OpType>_<index>" when unnamed
+  std::string opType; // "Conv", "com.microsoft.FusedConv", ...
+  std::string reason;
+};
+
+/// A well-formed model using features the importer does not support. what()
+/// lists every refused node on its own line.
+class UnsupportedModelError : public Error {
+public:
+  UnsupportedModelError(const std::string& source, std::vector<UnsupportedNode> nodes);
+  const std::vector<UnsupportedNode>& nodes() const { return nodes_; }
+
+private:
+  std::vector<UnsupportedNode> nodes_;
+};
+
+ir::IRModule importOnnx(const std::string& path, const ImportOptions& options = {});
+/// Imports a serialized ModelProto held in memory.
+ir::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options = {});
+
+/// The ONNX operator types (default domain) the importer can convert.
+std::vector<std::string> supportedOnnxOps();
+
+} // namespace unity::frontend

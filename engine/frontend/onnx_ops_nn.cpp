@@ -1,0 +1,364 @@
+// ONNX neural-network operators: Conv/ConvTranspose (1-D and 2-D), Gemm,
+// MatMul, BatchNormalization, pooling, Softmax/LogSoftmax, LayerNormalization,
+// InstanceNormalization, Resize.
+//
+// Padding: ONNX pads are [begin_1..begin_n, end_1..end_n], the order our
+// conv/pool `padding` uses too. auto_pad SAME_* is resolved here from the
+// static spatial size: out = ceil(in / stride), total = max(0, (out - 1) *
+// stride + (k - 1) * dilation + 1 - in), SAME_UPPER puts the odd pixel at the
+// end, SAME_LOWER at the beginning.
+//
+// Softmax before opset 13 flattens the input to 2-D at `axis` (default 1) and
+// normalizes over the whole trailing block; from 13 on it is per-axis
+// (default -1). 1-D pooling runs as 2-D pooling over a unit height.
+#include <cmath>
+
+#include "engine/frontend/onnx_convert.h"
+
+namespace unity::frontend::detail {
+
+using namespace ir;
+
+namespace {
+
+Expr sc(double v, DataType dt) { return NodeContext::scalar(v, dt).expr; }
+
+/// pads for `spatial` dims, resolving auto_pad. `in` are the static input
+/// spatial sizes (needed for SAME_*), k the (dilated-by-d) kernel sizes.
+std::vector<int64_t> resolvePads(NodeContext& c, int spatial, const std::vector<int64_t>& k,
+                                 const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dil, int dataInput) {
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = c.attrInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (static_cast<int>(pads.size()) != 2 * spatial)
+    c.unsupported("pads has " + std::to_string(pads.size()) + " values, expected " +
+                  std::to_string(2 * spatial));
+  if (autoPad == "NOTSET")
+    return pads;
+  if (autoPad == "VALID")
+    return std::vector<int64_t>(2 * spatial, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    c.unsupported("auto_pad='" + autoPad + "'");
+  auto shape = c.staticShape(dataInput, ("auto_pad=" + autoPad).c_str());
+  for (int i = 0; i < spatial; ++i) {
+    int64_t in = shape[2 + i];
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in);
+    int64_t small = total / 2, big = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : big;
+    pads[i + spatial] = autoPad == "SAME_UPPER" ? big : small;
+  }
+  return pads;
+}
+
+/// y + bias reshaped to (C, 1, ...) so it broadcasts over the channel axis.
+Value addChannelBias(NodeContext& c, Value y, int biasInput, int rank) {
+  if (!c.has(biasInput))
+    return y;
+  std::vector<int64_t> axes;
+  for (int i = 1; i < rank - 1; ++i)
+    axes.push_back(i);
+  Value b = c.in(biasInput);
+  if (b.data) {
+    std::vector<int64_t> shape(rank - 1, 1);
+    shape[0] = b.data->numel();
+    b = NodeContext::constant(b.data->reshaped(shape));
+  } else if (!axes.empty()) {
+    b = c.op("expand_dims", {b.expr}, {{"axis", axes}});
+  }
+  return c.op("add", {y.expr, b.expr});
+}
+
+void convertConv(NodeContext& c, bool transpose) {
+  int rank = c.rank(0);
+  if (rank != 3 && rank != 4)
+    c.unsupported(std::to_string(rank - 2) + "-D convolution is not supported (1-D and 2-D are)");
+  int sp = rank - 2;
+  auto wshape = c.staticShape(1, "Conv");
+  std::vector<int64_t> k(wshape.begin() + 2, wshape.end());
+  if (c.hasAttr("kernel_shape") && c.attrInts("kernel_shape") != k)
+    c.unsupported("kernel_shape differs from the weight's shape");
+  auto strides = c.attrInts("strides", std::vector<int64_t>(sp, 1));
+  auto dil = c.attrInts("dilations", std::vector<int64_t>(sp, 1));
+  if (static_cast<int>(strides.size()) != sp || static_cast<int>(dil.size()) != sp)
+    c.unsupported("strides/dilations do not match the spatial rank");
+  int64_t group = c.attrInt("group", 1);
+  Attrs a;
+  a.set("strides", strides);
+  a.set("dilation", dil);
+  a.set("groups", group);
+  if (transpose) {
+    if (sp != 2)
+      c.unsupported("only 2-D ConvTranspose is supported");
+    if (c.hasAttr("output_shape"))
+      c.unsupported("attribute 'output_shape' is not supported");
+    std::string autoPad = c.attrString("auto_pad", "NOTSET");
+    if (autoPad != "NOTSET" && autoPad != "VALID")
+      c.unsupported("auto_pad='" + autoPad + "' for ConvTranspose");
+    auto pads = autoPad == "VALID" ? std::vector<int64_t>(4, 0)
+                                   : c.attrInts("pads", std::vector<int64_t>(4, 0));
+    a.set("padding", pads);
+    a.set("output_padding", c.attrInts("output_padding", {0, 0}));
+    Value y = c.op("nn.conv2d_transpose", {c.expr(0), c.expr(1)}, a);
+    c.output(0, addChannelBias(c, y, 2, rank));
+    return;
+  }
+  a.set("padding", resolvePads(c, sp, k, strides, dil, 0));
+  Value y = c.op(sp == 1 ? "nn.conv1d" : "nn.conv2d", {c.expr(0), c.expr(1)}, a);
+  c.output(0, addChannelBias(c, y, 2, rank));
+}
+
+Value transposed2D(NodeContext& c, const Value& v) {
+  return c.op("permute_dims", {v.expr}, {{"axes", std::vector<int64_t>{1, 0}}});
+}
+
+void convertGemm(NodeContext& c) {
+  Value a = c.in(0), b = c.in(1);
+  if (c.rank(0) != 2 || c.rank(1) != 2)
+    c.unsupported("Gemm needs 2-D A and B");
+  if (c.attrInt("transA", 0))
+    a = transposed2D(c, a);
+  if (c.attrInt("transB", 0))
+    b = transposed2D(c, b);
+  DataType dt = c.dtype(0);
+  double alpha = c.attrFloat("alpha", 1.0), beta = c.attrFloat("beta", 1.0);
+  Value y = c.op("matmul", {a.expr, b.expr});
+  if (alpha != 1.0)
+    y = c.op("multiply", {y.expr, sc(alpha, dt)});
+  if (c.has(2) && beta != 0.0) {
+    Value bias = c.in(2);
+    if (beta != 1.0)
+      bias = c.op("multiply", {bias.expr, sc(beta, dt)});
+    y = c.op("add", {y.expr, bias.expr});
+  }
+  c.output(0, y);
+}
+
+void convertBatchNorm(NodeContext& c) {
+  if (c.attrInt("training_mode", 0))
+    c.unsupported("training_mode=1 is not supported");
+  if (c.attrInt("spatial", 1) != 1)
+    c.unsupported("spatial=0 is not supported");
+  for (int i = 1; i < c.node.output_size(); ++i)
+    if (!c.node.output(i).empty())
+      c.unsupported("the running mean/variance outputs (training) are not supported");
+  c.output(0, c.op("nn.batch_norm", {c.expr(0), c.expr(1), c.expr(2), c.expr(3), c.expr(4)},
+                   {{"axis", int64_t(1)}, {"epsilon", c.attrFloat("epsilon", 1e-5)}}));
+}
+
+void convertPool(NodeContext& c, bool isMax) {
+  int rank = c.rank(0);
+  if (rank != 3 && rank != 4)
+    c.unsupported(std::to_string(rank - 2) + "-D pooling is not supported (1-D and 2-D are)");
+  int sp = rank - 2;
+  if (isMax && c.attrInt("storage_order", 0) != 0)
+    c.unsupported("storage_order=1 is not supported");
+  if (c.node.output_size() > 1 && !c.node.output(1).empty())
+    c.unsupported("the Indices output is not supported");
+  auto k = c.attrInts("kernel_shape");
+  if (static_cast<int>(k.size()) != sp)
+    c.unsupported("kernel_shape must have " + std::to_string(sp) + " values");
+  auto strides = c.attrInts("strides", std::vector<int64_t>(sp, 1));
+  auto dil = c.attrInts("dilations", std::vector<int64_t>(sp, 1));
+  auto pads = resolvePads(c, sp, k, strides, dil, 0);
+  Value x = c.in(0);
+  if (sp == 1) { // as 2-D over a unit height
+    x = c.op("expand_dims", {x.expr}, {{"axis", std::vector<int64_t>{2}}});
+    k.insert(k.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  Attrs a;
+  a.set("pool_size", k);
+  a.set("strides", strides);
+  a.set("dilation", dil);
+  a.set("padding", pads);
+  a.set("ceil_mode", c.attrInt("ceil_mode", 0) != 0);
+  if (!isMax)
+    a.set("count_include_pad", c.attrInt("count_include_pad", 0) != 0);
+  Value y = c.op(isMax ? "nn.max_pool2d" : "nn.avg_pool2d", {x.expr}, a);
+  if (sp == 1)
+    y = c.op("squeeze", {y.expr}, {{"axis", std::vector<int64_t>{2}}});
+  c.output(0, y);
+}
+
+void convertGlobalPool(NodeContext& c, const std::string& reduce) {
+  int rank = c.rank(0);
+  if (rank < 3)
+    c.unsupported("needs a rank >= 3 input");
+  std::vector<int64_t> axes;
+  for (int i = 2; i < rank; ++i)
+    axes.push_back(i);
+  if (reduce == "mean" && rank == 4) {
+    c.output(0, c.op("nn.global_avg_pool2d", {c.expr(0)}));
+    return;
+  }
+  c.output(0, c.op(reduce, {c.expr(0)}, {{"axis", axes}, {"keepdims", true}}));
+}
+
+void convertSoftmax(NodeContext& c, const std::string& op) {
+  int rank = c.rank(0);
+  if (c.opset >= 13) {
+    int axis = normAxis(c, c.attrInt("axis", -1), rank);
+    c.output(0, c.op(op, {c.expr(0)}, {{"axis", int64_t(axis)}}));
+    return;
+  }
+  int axis = normAxis(c, c.attrInt("axis", 1), rank);
+  if (axis == rank - 1) {
+    c.output(0, c.op(op, {c.expr(0)}, {{"axis", int64_t(axis)}}));
+    return;
+  }
+  auto shape = c.shape(0);
+  PrimExpr outer = intImm(1), inner = intImm(1);
+  for (int i = 0; i < rank; ++i)
+    (i < axis ? outer : inner) = foldMul(i < axis ? outer : inner, shape[i]);
+  Value flat = c.op("reshape", {c.expr(0), make<ShapeExpr>(std::vector<PrimExpr>{outer, inner})});
+  Value y = c.op(op, {flat.expr}, {{"axis", int64_t(1)}});
+  c.output(0, c.op("reshape", {y.expr, make<ShapeExpr>(shape)}));
+}
+
+void convertLayerNorm(NodeContext& c) {
+  int rank = c.rank(0);
+  int axis = normAxis(c, c.attrInt("axis", -1), rank);
+  for (int i = 1; i < c.node.output_size(); ++i)
+    if (!c.node.output(i).empty())
+      c.unsupported("the Mean/InvStdDev outputs are not supported");
+  std::vector<int64_t> axes;
+  for (int i = axis; i < rank; ++i)
+    axes.push_back(i);
+  Value bias = c.has(2) ? c.in(2) : Value{};
+  if (!c.has(2)) {
+    Tensor zeros(c.dtype(1), c.staticShape(1, "LayerNormalization without bias"));
+    bias = NodeContext::constant(zeros);
+  }
+  c.output(0, c.op("nn.layer_norm", {c.expr(0), c.expr(1), bias.expr},
+                   {{"axes", axes}, {"epsilon", c.attrFloat("epsilon", 1e-5)}}));
+}
+
+/// (x - mean) / sqrt(var + eps) * scale + bias over the spatial axes.
+void convertInstanceNorm(NodeContext& c) {
+  int rank = c.rank(0);
+  if (rank < 3)
+    c.unsupported("needs a rank >= 3 input");
+  DataType dt = c.dtype(0);
+  std::vector<int64_t> axes;
+  for (int i = 2; i < rank; ++i)
+    axes.push_back(i);
+  Attrs red{{"axis", axes}, {"keepdims", true}};
+  Value mean = c.op("mean", {c.expr(0)}, red);
+  Value centered = c.op("subtract", {c.expr(0), mean.expr});
+  Value sq = c.op("multiply", {centered.expr, centered.expr});
+  Value var = c.op("mean", {sq.expr}, red);
+  Value den = c.op("sqrt", {c.op("add", {var.expr, sc(c.attrFloat("epsilon", 1e-5), dt)}).expr});
+  Value y = c.op("divide", {centered.expr, den.expr});
+  std::vector<int64_t> bshape(rank - 1, 1);
+  auto channel = [&](int i) {
+    Value v = c.in(i);
+    if (v.data) {
+      bshape[0] = v.data->numel();
+      return NodeContext::constant(v.data->reshaped(bshape));
+    }
+    std::vector<int64_t> ex;
+    for (int d = 1; d < rank - 1; ++d)
+      ex.push_back(d);
+    return c.op("expand_dims", {v.expr}, {{"axis", ex}});
+  };
+  y = c.op("multiply", {y.expr, channel(1).expr});
+  c.output(0, c.op("add", {y.expr, channel(2).expr}));
+}
+
+void convertResize(NodeContext& c, bool upsample) {
+  if (c.rank(0) != 4)
+    c.unsupported("only 4-D (NCHW) inputs are supported");
+  auto in = c.staticShape(0, "Resize");
+  std::string mode = c.attrString("mode", "nearest");
+  if (mode != "nearest" && mode != "linear")
+    c.unsupported("mode='" + mode + "' is not supported (nearest and linear are)");
+  std::string ctm = "asymmetric", nearest = "floor";
+  if (!upsample && c.opset >= 11) {
+    ctm = c.attrString("coordinate_transformation_mode", "half_pixel");
+    nearest = c.attrString("nearest_mode", "round_prefer_floor");
+    if (c.attrInt("exclude_outside", 0) != 0)
+      c.unsupported("exclude_outside=1 is not supported");
+    if (c.attrInt("antialias", 0) != 0)
+      c.unsupported("antialias=1 is not supported");
+  }
+  if (ctm == "pytorch_half_pixel")
+    ctm = "half_pixel"; // identical whenever the output size is > 1 (checked below)
+  if (ctm != "half_pixel" && ctm != "align_corners" && ctm != "asymmetric")
+    c.unsupported("coordinate_transformation_mode='" + ctm + "' is not supported");
+  // Output size from `sizes` or `scales`.
+  std::vector<int64_t> out;
+  int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
+  if (!upsample && c.opset >= 11 && c.has(sizesInput) && c.constant(sizesInput) &&
+      c.constant(sizesInput)->numel() > 0) {
+    out = c.constInts(sizesInput, "sizes");
+  } else {
+    std::vector<double> scales;
+    if (upsample && c.opset < 9)
+      scales = c.attrFloats("scales");
+    else {
+      const Tensor* s = c.constant(scalesInput);
+      if (!s)
+        c.unsupported("scales must be a constant");
+      for (int64_t i = 0; i < s->numel(); ++i)
+        scales.push_back(s->getDouble(i));
+    }
+    if (scales.size() != 4)
+      c.unsupported("expected 4 scales");
+    for (int i = 0; i < 4; ++i) {
+      double o = in[i] * scales[i];
+      if (std::abs(o - std::round(o)) > 1e-6)
+        c.unsupported("a scale that gives a fractional output size is not supported");
+      out.push_back(static_cast<int64_t>(std::llround(o)));
+    }
+  }
+  if (out.size() != 4 || out[0] != in[0] || out[1] != in[1])
+    c.unsupported("only spatial (H, W) resizing is supported");
+  if (c.attrString("coordinate_transformation_mode", "") == "pytorch_half_pixel" &&
+      (out[2] == 1 || out[3] == 1))
+    c.unsupported("pytorch_half_pixel with an output size of 1");
+  Attrs a;
+  a.set("size", std::vector<int64_t>{out[2], out[3]});
+  a.set("method", mode);
+  a.set("coordinate_transformation_mode", ctm);
+  if (mode == "nearest") {
+    if (nearest != "floor" && nearest != "ceil" && nearest != "round_prefer_floor" &&
+        nearest != "round_prefer_ceil")
+      c.unsupported("nearest_mode='" + nearest + "'");
+    a.set("rounding_method", nearest);
+  }
+  c.output(0, c.op("image.resize2d", {c.expr(0)}, a));
+}
+
+} // namespace
+
+void addNNConverters(ConverterTable& t) {
+  t["Conv"] = {[](NodeContext& c) { convertConv(c, false); },
+               {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}};
+  t["ConvTranspose"] = {[](NodeContext& c) { convertConv(c, true); },
+                        {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+                         "output_padding", "output_shape"}};
+  t["Gemm"] = {convertGemm, {"alpha", "beta", "transA", "transB"}};
+  t["MatMul"] = {[](NodeContext& c) { c.output(0, c.op("matmul", {c.expr(0), c.expr(1)})); }, {}};
+  t["BatchNormalization"] = {convertBatchNorm, {"epsilon", "momentum", "spatial", "training_mode"}};
+  t["MaxPool"] = {
+      [](NodeContext& c) { convertPool(c, true); },
+      {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}};
+  t["AveragePool"] = {[](NodeContext& c) { convertPool(c, false); },
+                      {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads",
+                       "strides", "dilations"}};
+  t["GlobalAveragePool"] = {[](NodeContext& c) { convertGlobalPool(c, "mean"); }, {}};
+  t["GlobalMaxPool"] = {[](NodeContext& c) { convertGlobalPool(c, "max"); }, {}};
+  t["Softmax"] = {[](NodeContext& c) { convertSoftmax(c, "nn.softmax"); }, {"axis"}};
+  t["LogSoftmax"] = {[](NodeContext& c) { convertSoftmax(c, "nn.log_softmax"); }, {"axis"}};
+  t["LayerNormalization"] = {convertLayerNorm, {"axis", "epsilon", "stash_type"}};
+  t["InstanceNormalization"] = {convertInstanceNorm, {"epsilon"}};
+  t["Resize"] = {[](NodeContext& c) { convertResize(c, false); },
+                 {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                  "exclude_outside", "antialias", "extrapolation_value"}};
+  t["Upsample"] = {[](NodeContext& c) { convertResize(c, true); }, {"mode", "scales"}};
+}
+
+} // namespace unity::frontend::detail

@@ -1,0 +1,373 @@
+// ONNX data-movement, shape and reduction operators.
+//
+// Operands that decide an output *shape* (Reshape's shape, Slice's starts/
+// ends, Squeeze/Unsqueeze axes, Pad's pads, Split's sizes, ReduceSum's axes
+// from opset 13) must be known at import time: an initializer, a Constant
+// node, or a subgraph folded by onnx_fold.cpp. Where an opset moved an
+// attribute to an input (Squeeze/Unsqueeze/ReduceSum at 13, Split at 13,
+// Slice at 10, Pad at 11), both forms are read according to the node's opset.
+// Shape/Size/ConstantOfShape of static shapes are folded; with symbolic dims
+// they are refused (the result would be a run-time value).
+#include <algorithm>
+#include <cstring>
+
+#include "engine/frontend/onnx_convert.h"
+
+namespace unity::frontend::detail {
+
+using namespace ir;
+
+namespace {
+
+Expr shapeExpr(std::vector<PrimExpr> dims) { return make<ShapeExpr>(std::move(dims)); }
+
+void convertReshape(NodeContext& c) {
+  std::vector<int64_t> target =
+      c.opset < 5 ? c.attrInts("shape") : c.constInts(1, "Reshape's shape");
+  bool allowZero = c.attrInt("allowzero", 0) != 0;
+  auto in = c.shape(0);
+  std::vector<PrimExpr> dims;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allowZero) {
+      if (i >= in.size())
+        c.unsupported("shape value 0 at position " + std::to_string(i) + " has no input dim");
+      dims.push_back(in[i]);
+    } else {
+      dims.push_back(intImm(target[i]));
+    }
+  }
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr(dims)}));
+}
+
+void convertFlatten(NodeContext& c) {
+  int rank = c.rank(0);
+  int64_t axis = c.attrInt("axis", 1);
+  if (axis < -rank || axis > rank)
+    c.unsupported("axis " + std::to_string(axis) + " out of range");
+  if (axis < 0)
+    axis += rank;
+  auto shape = c.shape(0);
+  PrimExpr outer = intImm(1), inner = intImm(1);
+  for (int i = 0; i < rank; ++i) {
+    if (i < axis)
+      outer = foldMul(outer, shape[i]);
+    else
+      inner = foldMul(inner, shape[i]);
+  }
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr({outer, inner})}));
+}
+
+void convertTranspose(NodeContext& c) {
+  int rank = c.rank(0);
+  std::vector<int64_t> perm = c.attrInts("perm");
+  if (perm.empty())
+    for (int i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  c.output(0, c.op("permute_dims", {c.expr(0)}, {{"axes", perm}}));
+}
+
+void convertConcat(NodeContext& c) {
+  std::vector<Expr> fields;
+  std::vector<StructInfo> infos;
+  for (int i = 0; i < c.numInputs(); ++i) {
+    fields.push_back(c.expr(i));
+    infos.push_back(c.in(i).sinfo);
+  }
+  int axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  Expr tuple = make<Tuple>(fields, tupleSInfo(infos));
+  c.output(0, c.op("concat", {tuple}, {{"axis", int64_t(axis)}}));
+}
+
+void convertSplit(NodeContext& c) {
+  int rank = c.rank(0);
+  int axis = normAxis(c, c.attrInt("axis", 0), rank);
+  std::vector<int64_t> sizes =
+      c.opset < 13 ? c.attrInts("split")
+                   : (c.has(1) ? c.constInts(1, "Split's sizes") : std::vector<int64_t>{});
+  int n = c.node.output_size();
+  Attrs a{{"axis", int64_t(axis)}};
+  if (sizes.empty()) {
+    a.set("indices_or_sections", int64_t(n));
+  } else {
+    if (static_cast<int>(sizes.size()) != n)
+      c.unsupported("split sizes do not match the number of outputs");
+    std::vector<int64_t> indices;
+    int64_t at = 0;
+    for (size_t i = 0; i + 1 < sizes.size(); ++i)
+      indices.push_back(at += sizes[i]);
+    a.set("indices_or_sections", indices);
+  }
+  Value parts = c.op("split", {c.expr(0)}, a);
+  for (int i = 0; i < n; ++i)
+    c.output(i, c.tupleItem(parts, i));
+}
+
+void convertSlice(NodeContext& c) {
+  int rank = c.rank(0);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (c.opset < 10) {
+    starts = c.attrInts("starts");
+    ends = c.attrInts("ends");
+    axes = c.attrInts("axes");
+  } else {
+    starts = c.constInts(1, "Slice's starts");
+    ends = c.constInts(2, "Slice's ends");
+    if (c.has(3))
+      axes = c.constInts(3, "Slice's axes");
+    if (c.has(4))
+      steps = c.constInts(4, "Slice's steps");
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    c.unsupported("starts, ends, axes and steps differ in length");
+  for (auto& a : axes)
+    a = normAxis(c, a, rank);
+  for (int64_t s : steps)
+    if (s == 0)
+      c.unsupported("a step of 0");
+  c.output(0, c.op("strided_slice", {c.expr(0)},
+                   {{"axes", axes}, {"begin", starts}, {"end", ends}, {"strides", steps}}));
+}
+
+void convertGather(NodeContext& c) {
+  int rank = c.rank(0);
+  int axis = normAxis(c, c.attrInt("axis", 0), rank);
+  Value idx = c.in(1);
+  PrimExpr dim = c.shape(0)[axis];
+  if (idx.data) { // normalize negative indices now
+    Tensor t = idx.data->clone();
+    auto d = asConstInt(dim);
+    bool neg = false;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (intAt(t, i) < 0) {
+        if (!d)
+          c.unsupported("negative indices into a symbolic dimension");
+        neg = true;
+      }
+    if (neg) {
+      std::vector<int64_t> vals;
+      for (int64_t i = 0; i < t.numel(); ++i)
+        vals.push_back(intAt(t, i) < 0 ? intAt(t, i) + *d : intAt(t, i));
+      idx = NodeContext::constant(int64Tensor(vals, t.shape()));
+    }
+  } else {
+    auto d = asConstInt(dim);
+    if (!d)
+      c.unsupported("dynamic indices into a symbolic dimension");
+    DataType it = c.dtype(1);
+    Value isNeg = c.op("less", {idx.expr, NodeContext::scalar(0, it).expr});
+    Value wrapped = c.op("add", {idx.expr, NodeContext::scalar(double(*d), it).expr});
+    idx = c.op("where", {isNeg.expr, wrapped.expr, idx.expr});
+  }
+  c.output(0, c.op("take", {c.expr(0), idx.expr}, {{"axis", int64_t(axis)}}));
+}
+
+std::vector<int64_t> axesOf(NodeContext& c, int sinceOpset, const char* what) {
+  if (c.opset < sinceOpset)
+    return c.attrInts("axes");
+  return c.has(1) ? c.constInts(1, what) : std::vector<int64_t>{};
+}
+
+void convertSqueeze(NodeContext& c) {
+  auto axes = axesOf(c, 13, "Squeeze's axes");
+  if (axes.empty()) {
+    c.staticShape(0, "Squeeze without axes");
+    c.output(0, c.op("squeeze", {c.expr(0)}));
+    return;
+  }
+  c.output(0, c.op("squeeze", {c.expr(0)}, {{"axis", axes}}));
+}
+
+void convertUnsqueeze(NodeContext& c) {
+  auto axes = axesOf(c, 13, "Unsqueeze's axes");
+  if (axes.empty())
+    c.unsupported("Unsqueeze without axes");
+  c.output(0, c.op("expand_dims", {c.expr(0)}, {{"axis", axes}}));
+}
+
+void convertPad(NodeContext& c) {
+  int rank = c.rank(0);
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (c.opset < 11) {
+    pads = c.attrInts("pads");
+    value = c.attrFloat("value", 0.0);
+  } else {
+    pads = c.constInts(1, "Pad's pads");
+    if (c.has(2))
+      value = c.constScalar(2, "Pad's constant_value");
+  }
+  if (static_cast<int>(pads.size()) != 2 * rank)
+    c.unsupported("pads has " + std::to_string(pads.size()) + " values for rank " +
+                  std::to_string(rank));
+  std::vector<int64_t> width;
+  for (int i = 0; i < rank; ++i) {
+    if (pads[i] < 0 || pads[i + rank] < 0)
+      c.unsupported("negative pads (cropping) are not supported");
+    width.push_back(pads[i]);
+    width.push_back(pads[i + rank]);
+  }
+  std::string mode = c.attrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    c.unsupported("mode='" + mode + "'");
+  c.output(0, c.op("nn.pad", {c.expr(0)},
+                   {{"pad_width", width}, {"pad_value", value}, {"pad_mode", mode}}));
+}
+
+void convertExpand(NodeContext& c) {
+  auto target = c.constInts(1, "Expand's shape");
+  auto in = c.shape(0);
+  size_t n = std::max(target.size(), in.size());
+  std::vector<PrimExpr> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t ti = static_cast<int64_t>(i) - static_cast<int64_t>(n - target.size());
+    int64_t xi = static_cast<int64_t>(i) - static_cast<int64_t>(n - in.size());
+    PrimExpr xd = xi >= 0 ? in[xi] : intImm(1);
+    if (ti < 0 || target[ti] == 1)
+      out[i] = xd;
+    else if (isConstInt(xd, 1) || (asConstInt(xd) && *asConstInt(xd) == target[ti]))
+      out[i] = intImm(target[ti]);
+    else if (!asConstInt(xd))
+      out[i] = xd; // symbolic dim against a fixed one: must agree at run time
+    else
+      c.unsupported("cannot expand dim " + std::to_string(*asConstInt(xd)) + " to " +
+                    std::to_string(target[ti]));
+  }
+  c.output(0, c.op("broadcast_to", {c.expr(0), shapeExpr(out)}));
+}
+
+/// Reduce* with composition for the L1/L2/LogSum/... forms.
+void convertReduce(NodeContext& c, const std::string& kind) {
+  int rank = c.rank(0);
+  // ReduceSum takes axes as an input from opset 13 (the others from 18).
+  std::vector<int64_t> axes;
+  if (kind == "Sum" && c.opset >= 13)
+    axes = c.has(1) ? c.constInts(1, "ReduceSum's axes") : std::vector<int64_t>{};
+  else
+    axes = c.attrInts("axes");
+  bool keep = c.attrInt("keepdims", 1) != 0;
+  if (axes.empty() && c.attrInt("noop_with_empty_axes", 0)) {
+    c.output(0, c.in(0));
+    return;
+  }
+  for (auto& a : axes)
+    a = normAxis(c, a, rank);
+  Attrs attrs{{"keepdims", keep}};
+  if (!axes.empty())
+    attrs.set("axis", axes);
+  Expr x = c.expr(0);
+  static const std::map<std::string, std::string> direct = {
+      {"Sum", "sum"}, {"Mean", "mean"}, {"Max", "max"}, {"Min", "min"}, {"Prod", "prod"}};
+  if (auto it = direct.find(kind); it != direct.end()) {
+    c.output(0, c.op(it->second, {x}, attrs));
+  } else if (kind == "SumSquare") {
+    c.output(0, c.op("sum", {c.op("multiply", {x, x}).expr}, attrs));
+  } else if (kind == "L1") {
+    c.output(0, c.op("sum", {c.op("abs", {x}).expr}, attrs));
+  } else if (kind == "L2") {
+    Value s = c.op("sum", {c.op("multiply", {x, x}).expr}, attrs);
+    c.output(0, c.op("sqrt", {s.expr}));
+  } else if (kind == "LogSum") {
+    c.output(0, c.op("log", {c.op("sum", {x}, attrs).expr}));
+  } else if (kind == "LogSumExp") {
+    c.output(0, c.op("log", {c.op("sum", {c.op("exp", {x}).expr}, attrs).expr}));
+  }
+}
+
+void convertArg(NodeContext& c, const std::string& op) {
+  if (c.attrInt("select_last_index", 0) != 0)
+    c.unsupported("select_last_index=1 is not supported");
+  int axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  c.output(0, c.op(op, {c.expr(0)},
+                   {{"axis", int64_t(axis)}, {"keepdims", c.attrInt("keepdims", 1) != 0}}));
+}
+
+/// Constant node: the value attribute in its many spellings.
+void convertConstant(NodeContext& c) {
+  if (c.hasAttr("value")) {
+    c.output(0, NodeContext::constant(c.attrTensor("value")));
+  } else if (c.hasAttr("value_float")) {
+    c.output(0, NodeContext::scalar(c.attrFloat("value_float", 0), DataType::Float32()));
+  } else if (c.hasAttr("value_int")) {
+    c.output(0, NodeContext::constant(int64Tensor({c.attrInt("value_int", 0)}, {})));
+  } else if (c.hasAttr("value_ints")) {
+    auto v = c.attrInts("value_ints");
+    c.output(0, NodeContext::constant(int64Tensor(v, {static_cast<int64_t>(v.size())})));
+  } else if (c.hasAttr("value_floats")) {
+    auto v = c.attrFloats("value_floats");
+    Tensor t(DataType::Float32(), {static_cast<int64_t>(v.size())});
+    for (size_t i = 0; i < v.size(); ++i)
+      t.setDouble(static_cast<int64_t>(i), v[i]);
+    c.output(0, NodeContext::constant(t));
+  } else {
+    c.unsupported("Constant without a supported value attribute (sparse and string values are "
+                  "not supported)");
+  }
+}
+
+/// Shape/Size of a static shape (the folder handles constant inputs).
+void convertShape(NodeContext& c, bool size) {
+  auto shape = c.staticShape(0, size ? "Size" : "Shape");
+  if (size) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    c.output(0, NodeContext::constant(int64Tensor({n}, {})));
+    return;
+  }
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t start = c.attrInt("start", 0), end = c.attrInt("end", rank);
+  auto clampIdx = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  start = clampIdx(start);
+  end = clampIdx(end);
+  std::vector<int64_t> vals;
+  for (int64_t i = start; i < end; ++i)
+    vals.push_back(shape[i]);
+  c.output(0, NodeContext::constant(int64Tensor(vals, {static_cast<int64_t>(vals.size())})));
+}
+
+} // namespace
+
+void addShapeConverters(ConverterTable& t) {
+  t["Reshape"] = {convertReshape, {"allowzero", "shape"}};
+  t["Flatten"] = {convertFlatten, {"axis"}};
+  t["Transpose"] = {convertTranspose, {"perm"}};
+  t["Concat"] = {convertConcat, {"axis"}};
+  t["Split"] = {convertSplit, {"axis", "split"}};
+  t["Slice"] = {convertSlice, {"starts", "ends", "axes"}};
+  t["Gather"] = {convertGather, {"axis"}};
+  t["Squeeze"] = {convertSqueeze, {"axes"}};
+  t["Unsqueeze"] = {convertUnsqueeze, {"axes"}};
+  t["Pad"] = {convertPad, {"mode", "pads", "value"}};
+  t["Expand"] = {convertExpand, {}};
+  for (const char* k :
+       {"Sum", "Mean", "Max", "Min", "Prod", "SumSquare", "L1", "L2", "LogSum", "LogSumExp"})
+    t[std::string("Reduce") + k] = {[k = std::string(k)](NodeContext& c) { convertReduce(c, k); },
+                                    {"axes", "keepdims", "noop_with_empty_axes"}};
+  t["ArgMax"] = {[](NodeContext& c) { convertArg(c, "argmax"); },
+                 {"axis", "keepdims", "select_last_index"}};
+  t["ArgMin"] = {[](NodeContext& c) { convertArg(c, "argmin"); },
+                 {"axis", "keepdims", "select_last_index"}};
+  t["Constant"] = {convertConstant,
+                   {"value", "value_float", "value_floats", "value_int", "value_ints"}};
+  t["Shape"] = {[](NodeContext& c) { convertShape(c, false); }, {"start", "end"}};
+  t["Size"] = {[](NodeContext& c) { convertShape(c, true); }, {}};
+  t["ConstantOfShape"] = {[](NodeContext& c) {
+                            c.constInts(0, "ConstantOfShape's shape");
+                            c.unsupported("internal: ConstantOfShape was not folded");
+                          },
+                          {"value"}};
+  t["Range"] = {[](NodeContext& c) {
+                  c.constScalar(0, "Range's start");
+                  c.constScalar(1, "Range's limit");
+                  c.constScalar(2, "Range's delta");
+                  c.unsupported("internal: Range was not folded");
+                },
+                {}};
+}
+
+} // namespace unity::frontend::detail
