@@ -9,6 +9,7 @@
 #include "engine/build.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
+#include "engine/text/parser.h"
 #include "engine/transform/default_schedule.h"
 #include "engine/transform/registry.h"
 #include "tests/engine/schedule/schedule_test_util.h"
@@ -184,4 +185,33 @@ TEST(DefaultSchedule, IsInTheDefaultPipelineBeforeLowerBlocks) {
   ASSERT_NE(it + 1, p->passes.end());
   EXPECT_EQ(*(it + 1), "LowerBlocks");
   EXPECT_NE(transform::findPass("DefaultSchedule"), nullptr);
+}
+
+TEST(DefaultSchedule, ExamplesGiveTheSameResultsWithAndWithoutIt) {
+  for (const char* name : {"mlp", "cnn", "transformer"}) {
+    IRModule m = text::parseFile(std::string(LOWERSCOPE_SOURCE_DIR) + "/resources/examples/" +
+                                 name + ".uir");
+    auto* main = as<Function>(m->lookup("main"));
+    ASSERT_NE(main, nullptr) << name;
+    std::vector<unity::Tensor> inputs;
+    uint32_t seed = 20;
+    for (auto& v : main->params) {
+      std::vector<int64_t> shape;
+      for (auto& d : *as<TensorSInfo>(v->sinfo)->shape)
+        shape.push_back(asConstInt(d).value_or(5)); // symbolic dims: 5 (not a tile multiple)
+      inputs.push_back(randomTensor(shape, seed++));
+    }
+    std::vector<unity::Tensor> outs[2];
+    for (int sched = 0; sched < 2; ++sched) {
+      BuildOptions opts;
+      opts.config.set("tir.num_cores", int64_t(2));
+      if (!sched)
+        opts.disabledPasses = {"DefaultSchedule"};
+      auto r = build(m, opts);
+      outs[sched] = r.executable->runTensors(inputs);
+    }
+    ASSERT_EQ(outs[0].size(), outs[1].size()) << name;
+    for (size_t i = 0; i < outs[0].size(); ++i)
+      EXPECT_TRUE(close(outs[1][i], outs[0][i])) << name << " output " << i;
+  }
 }
