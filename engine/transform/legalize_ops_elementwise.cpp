@@ -1,5 +1,6 @@
 // Legalization table: elementwise and broadcasting operators (topi).
 #include <map>
+#include <optional>
 
 #include "engine/te/topi.h"
 #include "engine/transform/legalize.h"
@@ -65,7 +66,13 @@ void addElementwiseLegalizations(std::map<std::string, LegalizeFn>& t) {
     return Outs{topi::clip(a.inputs[0], a.attrFloat("min"), a.attrFloat("max"))};
   };
   t["astype"] = [](const LegalizeArgs& a) {
-    auto* dt = a.attr("dtype") ? std::get_if<DataType>(a.attr("dtype")) : nullptr;
+    // The text parser gives dtype attributes as strings ("int32").
+    const AttrValue* v = a.attr("dtype");
+    std::optional<DataType> dt;
+    if (auto* d = v ? std::get_if<DataType>(v) : nullptr)
+      dt = *d;
+    else if (auto* s = v ? std::get_if<std::string>(v) : nullptr)
+      dt = DataType::parse(*s);
     if (!dt)
       return Outs{};
     return Outs{topi::cast(a.inputs[0], *dt)};

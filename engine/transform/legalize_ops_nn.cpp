@@ -2,6 +2,7 @@
 // and reductions (topi). Variants topi does not cover (other layouts,
 // ceil_mode or dilated pooling) return no outputs and stay unsupported.
 #include <map>
+#include <optional>
 
 #include "engine/te/topi.h"
 #include "engine/transform/legalize.h"
@@ -18,7 +19,12 @@ namespace {
 std::vector<te::Tensor> withOutDtype(const LegalizeArgs& a) {
   std::vector<te::Tensor> in;
   const AttrValue* v = a.call.attrs.find("out_dtype");
-  auto* dt = v ? std::get_if<DataType>(v) : nullptr;
+  // The text parser gives dtype attributes as strings ("float64").
+  std::optional<DataType> dt;
+  if (auto* d = v ? std::get_if<DataType>(v) : nullptr)
+    dt = *d;
+  else if (auto* s = v ? std::get_if<std::string>(v) : nullptr; s && !s->empty())
+    dt = DataType::parse(*s);
   for (auto& t : a.inputs)
     in.push_back(t.defined() && dt && !(t.dtype() == *dt) ? topi::cast(t, *dt, t.name() + "_cast")
                                                           : t);

@@ -1,0 +1,484 @@
+// Reference implementations of the neural-network operators, each the
+// textbook loop nest:
+//  - matmul: numpy semantics (a 1-D operand is promoted and its axis
+//    dropped again; batch axes broadcast), computed over the promoted
+//    shapes and reshaped;
+//  - convolutions: out[n, o, y, x] = sum_{c in group, ky, kx}
+//    data[n, c, y*s - pad + ky*d, ...] * w[o, c, ky, kx], conv1d as conv2d
+//    of height 1; the transposed convolution scatters every input element
+//    through the kernel into the output;
+//  - pooling: windows at y*s - pad + k*d; max over the in-bounds elements,
+//    average over the in-bounds elements or (count_include_pad) over the
+//    window positions inside the padded input; adaptive pooling averages
+//    rows [floor(i*H/OH), ceil((i+1)*H/OH));
+//  - batch/layer norm, softmax, log_softmax in double.
+// Output sizes follow the formulas in engine/op/ops_nn.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/op/op.h"
+#include "engine/runtime/reference.h"
+
+namespace unity::runtime::reference {
+
+namespace {
+
+DataType outDType(const OpCall& c, const Tensor& x) {
+  DataType o = c.attrDType("out_dtype");
+  return o.isVoid() ? x.dtype() : o;
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// ------------------------------------------------------------------ matmul
+
+RefValue matmul(const OpCall& c) {
+  const Tensor& a = c.tensor(0);
+  const Tensor& b = c.tensor(1);
+  if (a.dtype() != b.dtype())
+    c.fail("operand dtypes differ");
+  if (a.ndim() == 0 || b.ndim() == 0)
+    c.fail("operands must have rank >= 1");
+  std::vector<int64_t> as = a.shape(), bs = b.shape();
+  if (a.ndim() == 1)
+    as.insert(as.begin(), 1);
+  if (b.ndim() == 1)
+    bs.push_back(1);
+  int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K)
+    c.fail("reduction dimensions differ: " + std::to_string(K) + " vs " +
+           std::to_string(bs[bs.size() - 2]));
+  std::vector<int64_t> abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
+  std::vector<int64_t> batch = broadcastShape(c, abatch, bbatch);
+  std::vector<int64_t> full = batch;
+  full.push_back(M);
+  full.push_back(N);
+  Tensor out(outDType(c, a), full);
+  for (int64_t f = 0; f < out.numel(); ++f) {
+    auto idx = unravel(f, full);
+    std::vector<int64_t> bi(idx.begin(), idx.end() - 2);
+    int64_t i = idx[idx.size() - 2], j = idx.back();
+    auto ai = broadcastIndex(bi, abatch), bj = broadcastIndex(bi, bbatch);
+    ai.push_back(i);
+    ai.push_back(0);
+    bj.push_back(0);
+    bj.push_back(j);
+    double acc = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      ai.back() = k;
+      bj[bj.size() - 2] = k;
+      acc += a.getDouble(ravel(ai, as)) * b.getDouble(ravel(bj, bs));
+    }
+    store(out, f, acc);
+  }
+  std::vector<int64_t> shape = batch;
+  if (a.ndim() > 1)
+    shape.push_back(M);
+  if (b.ndim() > 1)
+    shape.push_back(N);
+  return out.reshaped(shape);
+}
+
+RefValue dense(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  if (w.ndim() != 2 || x.ndim() < 1)
+    c.fail("needs data (..., in) and weight (out, in)");
+  int64_t K = x.shape().back(), N = w.shape()[0];
+  if (w.shape()[1] != K)
+    c.fail("input units differ");
+  const Tensor* bias = c.args.size() > 2 ? &c.tensor(2) : nullptr;
+  if (bias && (bias->ndim() != 1 || bias->shape()[0] != N))
+    c.fail("bias must be (out,)");
+  std::vector<int64_t> shape = x.shape();
+  shape.back() = N;
+  Tensor out(outDType(c, x), shape);
+  int64_t rows = x.numel() / std::max<int64_t>(K, 1);
+  if (K == 0)
+    rows = numelOf(shape) / std::max<int64_t>(N, 1);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = bias ? bias->getDouble(n) : 0.0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += x.getDouble(r * K + k) * w.getDouble(n * K + k);
+      store(out, r * N + n, acc);
+    }
+  return out;
+}
+
+// ------------------------------------------------------------- convolution
+
+/// Spatial parameters of a window op over k axes, expanded the way the
+/// registry documents: one value for all axes, or one per axis; padding 1,
+/// k (symmetric) or 2k (all befores, then all afters) values.
+struct Window {
+  std::vector<int64_t> strides, dilation, before, after;
+};
+
+std::vector<int64_t> expand(const OpCall& c, const std::string& name, size_t k) {
+  auto v = c.attrInts(name);
+  if (v.size() == 1)
+    v.assign(k, v[0]);
+  if (v.size() != k)
+    c.fail("attribute '" + name + "' needs 1 or " + std::to_string(k) + " values");
+  for (int64_t x : v)
+    if (x <= 0)
+      c.fail("attribute '" + name + "' must be positive");
+  return v;
+}
+
+Window window(const OpCall& c, size_t k) {
+  Window w{expand(c, "strides", k), expand(c, "dilation", k), {}, {}};
+  auto p = c.attrInts("padding");
+  if (p.size() == 1)
+    p.assign(2 * k, p[0]);
+  else if (p.size() == k)
+    p.insert(p.end(), p.begin(), p.end());
+  if (p.size() != 2 * k)
+    c.fail("attribute 'padding' needs 1, " + std::to_string(k) + " or " + std::to_string(2 * k) +
+           " values");
+  w.before.assign(p.begin(), p.begin() + k);
+  w.after.assign(p.begin() + k, p.end());
+  return w;
+}
+
+/// conv1d data/weight/window as the 2-D case with a height of 1.
+Window to2d(const Window& w) {
+  return {{1, w.strides[0]}, {1, w.dilation[0]}, {0, w.before[0]}, {0, w.after[0]}};
+}
+Tensor heightOne(const Tensor& t) {
+  auto s = t.shape();
+  s.insert(s.begin() + 2, 1);
+  return t.reshaped(s);
+}
+
+Tensor conv2dNCHW(const OpCall& c, const Tensor& x, const Tensor& w, const Window& p,
+                  int64_t groups, DataType dtype) {
+  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  int64_t O = w.shape()[0], Cg = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
+  if (groups <= 0 || Cg * groups != C)
+    c.fail("input channels " + std::to_string(C) + " differ from weight in-channels * groups");
+  if (O % groups != 0)
+    c.fail("output channels are not divisible by groups");
+  int64_t OH =
+      floorDiv(H + p.before[0] + p.after[0] - p.dilation[0] * (KH - 1) - 1, p.strides[0]) + 1;
+  int64_t OW =
+      floorDiv(W + p.before[1] + p.after[1] - p.dilation[1] * (KW - 1) - 1, p.strides[1]) + 1;
+  if (OH <= 0 || OW <= 0)
+    c.fail("the window is larger than the padded input");
+  int64_t Og = O / groups;
+  Tensor out(dtype, {N, O, OH, OW});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          int64_t g = o / Og;
+          double acc = 0;
+          for (int64_t ic = 0; ic < Cg; ++ic)
+            for (int64_t ky = 0; ky < KH; ++ky)
+              for (int64_t kx = 0; kx < KW; ++kx) {
+                int64_t iy = oy * p.strides[0] - p.before[0] + ky * p.dilation[0];
+                int64_t ix = ox * p.strides[1] - p.before[1] + kx * p.dilation[1];
+                if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+                  continue;
+                acc += at(x, {n, g * Cg + ic, iy, ix}) * at(w, {o, ic, ky, kx});
+              }
+          store(out, ravel({n, o, oy, ox}, out.shape()), acc);
+        }
+  return out;
+}
+
+void checkLayouts(const OpCall& c, const std::string& data, const std::string& kernel,
+                  const Tensor& x, const Tensor& w) {
+  if (c.attrString("data_layout") != data || c.attrString("kernel_layout") != kernel)
+    c.fail("only data_layout " + data + " and kernel_layout " + kernel + " are supported");
+  if (x.ndim() != static_cast<int>(data.size()) || w.ndim() != static_cast<int>(kernel.size()))
+    c.fail("data and weight must have rank " + std::to_string(data.size()));
+  if (x.dtype() != w.dtype())
+    c.fail("operand dtypes differ");
+}
+
+RefValue conv2d(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  checkLayouts(c, "NCHW", "OIHW", x, w);
+  return conv2dNCHW(c, x, w, window(c, 2), c.attrInt("groups"), outDType(c, x));
+}
+
+RefValue conv1d(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  checkLayouts(c, "NCW", "OIW", x, w);
+  Tensor out = conv2dNCHW(c, heightOne(x), heightOne(w), to2d(window(c, 1)), c.attrInt("groups"),
+                          outDType(c, x));
+  auto s = out.shape();
+  s.erase(s.begin() + 2);
+  return out.reshaped(s);
+}
+
+RefValue conv2dTranspose(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  checkLayouts(c, "NCHW", "IOHW", x, w);
+  Window p = window(c, 2);
+  auto outPad = c.attrInts("output_padding");
+  if (outPad.size() == 1)
+    outPad.assign(2, outPad[0]);
+  if (outPad.size() != 2)
+    c.fail("attribute 'output_padding' needs 1 or 2 values");
+  int64_t groups = c.attrInt("groups");
+  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  int64_t Og = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
+  if (groups <= 0 || w.shape()[0] != C || C % groups != 0)
+    c.fail("input channels differ from weight dimension 0 or do not divide into groups");
+  int64_t Cg = C / groups, O = Og * groups;
+  int64_t OH =
+      (H - 1) * p.strides[0] - p.before[0] - p.after[0] + p.dilation[0] * (KH - 1) + outPad[0] + 1;
+  int64_t OW =
+      (W - 1) * p.strides[1] - p.before[1] - p.after[1] + p.dilation[1] * (KW - 1) + outPad[1] + 1;
+  if (OH <= 0 || OW <= 0)
+    c.fail("output size is not positive");
+  std::vector<double> acc(N * O * OH * OW, 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ci = 0; ci < C; ++ci)
+      for (int64_t iy = 0; iy < H; ++iy)
+        for (int64_t ix = 0; ix < W; ++ix) {
+          double v = at(x, {n, ci, iy, ix});
+          int64_t g = ci / Cg;
+          for (int64_t oc = 0; oc < Og; ++oc)
+            for (int64_t ky = 0; ky < KH; ++ky)
+              for (int64_t kx = 0; kx < KW; ++kx) {
+                int64_t oy = iy * p.strides[0] - p.before[0] + ky * p.dilation[0];
+                int64_t ox = ix * p.strides[1] - p.before[1] + kx * p.dilation[1];
+                if (oy < 0 || oy >= OH || ox < 0 || ox >= OW)
+                  continue;
+                acc[ravel({n, g * Og + oc, oy, ox}, {N, O, OH, OW})] += v * at(w, {ci, oc, ky, kx});
+              }
+        }
+  Tensor out(outDType(c, x), {N, O, OH, OW});
+  for (int64_t i = 0; i < out.numel(); ++i)
+    store(out, i, acc[i]);
+  return out;
+}
+
+// ------------------------------------------------------------------ pooling
+
+const Tensor& nchw(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  if (c.info.findAttr("layout") && c.attrString("layout") != "NCHW")
+    c.fail("only layout NCHW is supported");
+  if (x.ndim() != 4)
+    c.fail("needs a 4-D NCHW tensor");
+  return x;
+}
+
+RefValue pool2d(const OpCall& c, bool isMax) {
+  const Tensor& x = nchw(c);
+  Window p = window(c, 2);
+  auto k = expand(c, "pool_size", 2);
+  bool ceil = c.attrBool("ceil_mode"), includePad = c.attrBool("count_include_pad");
+  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  int64_t in[2] = {H, W}, outSize[2];
+  for (int i = 0; i < 2; ++i) {
+    int64_t num = in[i] + p.before[i] + p.after[i] - (p.dilation[i] * (k[i] - 1) + 1);
+    if (ceil)
+      num += p.strides[i] - 1;
+    outSize[i] = floorDiv(num, p.strides[i]) + 1;
+    if (outSize[i] <= 0)
+      c.fail("the window is larger than the padded input");
+  }
+  Tensor out(x.dtype(), {N, C, outSize[0], outSize[1]});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t oy = 0; oy < outSize[0]; ++oy)
+        for (int64_t ox = 0; ox < outSize[1]; ++ox) {
+          double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+          int64_t inBounds = 0, inPadded = 0;
+          for (int64_t ky = 0; ky < k[0]; ++ky)
+            for (int64_t kx = 0; kx < k[1]; ++kx) {
+              int64_t iy = oy * p.strides[0] - p.before[0] + ky * p.dilation[0];
+              int64_t ix = ox * p.strides[1] - p.before[1] + kx * p.dilation[1];
+              if (iy >= -p.before[0] && iy < H + p.after[0] && ix >= -p.before[1] &&
+                  ix < W + p.after[1])
+                inPadded++;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+                continue;
+              inBounds++;
+              double v = at(x, {n, ch, iy, ix});
+              acc = isMax ? std::max(acc, v) : acc + v;
+            }
+          if (!isMax) {
+            int64_t count = includePad ? inPadded : inBounds;
+            acc = count ? acc / static_cast<double>(count) : 0.0;
+          }
+          store(out, ravel({n, ch, oy, ox}, out.shape()), acc);
+        }
+  return out;
+}
+
+RefValue adaptiveAvgPool2d(const OpCall& c, bool global) {
+  const Tensor& x = nchw(c);
+  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  int64_t OH = global ? 1 : H, OW = global ? 1 : W;
+  if (!global && c.hasAttr("output_size")) {
+    auto s = expand(c, "output_size", 2);
+    OH = s[0];
+    OW = s[1];
+  }
+  Tensor out(x.dtype(), {N, C, OH, OW});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          int64_t y0 = oy * H / OH, y1 = ((oy + 1) * H + OH - 1) / OH;
+          int64_t x0 = ox * W / OW, x1 = ((ox + 1) * W + OW - 1) / OW;
+          double acc = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix)
+              acc += at(x, {n, ch, iy, ix});
+          int64_t count = (y1 - y0) * (x1 - x0);
+          store(out, ravel({n, ch, oy, ox}, out.shape()), count ? acc / count : 0.0);
+        }
+  return out;
+}
+
+// ------------------------------------------------------------ normalization
+
+RefValue batchNorm(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  int axis = c.axis(c.attrInt("axis"), x.ndim());
+  int64_t C = x.shape()[axis];
+  for (size_t i = 1; i < 5; ++i)
+    if (c.tensor(i).ndim() != 1 || c.tensor(i).shape()[0] != C)
+      c.fail("operand " + std::to_string(i) + " must have shape (" + std::to_string(C) + ",)");
+  double eps = c.attrFloat("epsilon");
+  bool center = c.attrBool("center"), scale = c.attrBool("scale");
+  Tensor out(x.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t ch = unravel(i, x.shape())[axis];
+    double v =
+        (x.getDouble(i) - c.tensor(3).getDouble(ch)) / std::sqrt(c.tensor(4).getDouble(ch) + eps);
+    if (scale)
+      v *= c.tensor(1).getDouble(ch);
+    if (center)
+      v += c.tensor(2).getDouble(ch);
+    store(out, i, v);
+  }
+  return out;
+}
+
+RefValue layerNorm(const OpCall& c) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& gamma = c.tensor(1);
+  const Tensor& beta = c.tensor(2);
+  auto given = c.attrInts("axes");
+  if (given.empty())
+    c.fail("attribute 'axes' must not be empty");
+  std::vector<int> axes;
+  std::vector<bool> red(x.ndim(), false);
+  for (int64_t a : given) {
+    int n = c.axis(a, x.ndim());
+    if (red[n])
+      c.fail("axis " + std::to_string(a) + " is repeated");
+    red[n] = true;
+    axes.push_back(n);
+  }
+  std::vector<int64_t> pshape;
+  for (int a : axes)
+    pshape.push_back(x.shape()[a]);
+  if (gamma.shape() != pshape || beta.shape() != pshape)
+    c.fail("gamma and beta must have shape " + Tensor::shapeStr(pshape));
+  // Group elements by their non-normalized index.
+  std::vector<int64_t> groupShape;
+  for (int d = 0; d < x.ndim(); ++d)
+    groupShape.push_back(red[d] ? 1 : x.shape()[d]);
+  int64_t G = numelOf(groupShape);
+  std::vector<double> sum(G, 0), sq(G, 0);
+  std::vector<int64_t> cnt(G, 0);
+  auto groupOf = [&](const std::vector<int64_t>& idx) {
+    std::vector<int64_t> g = idx;
+    for (int d = 0; d < x.ndim(); ++d)
+      if (red[d])
+        g[d] = 0;
+    return ravel(g, groupShape);
+  };
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t g = groupOf(unravel(i, x.shape()));
+    sum[g] += x.getDouble(i);
+    cnt[g]++;
+  }
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t g = groupOf(unravel(i, x.shape()));
+    double d = x.getDouble(i) - sum[g] / cnt[g];
+    sq[g] += d * d;
+  }
+  double eps = c.attrFloat("epsilon");
+  bool center = c.attrBool("center"), scale = c.attrBool("scale");
+  Tensor out(x.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    auto idx = unravel(i, x.shape());
+    int64_t g = groupOf(idx);
+    std::vector<int64_t> pidx;
+    for (int a : axes)
+      pidx.push_back(idx[a]);
+    double v = (x.getDouble(i) - sum[g] / cnt[g]) / std::sqrt(sq[g] / cnt[g] + eps);
+    if (scale)
+      v *= at(gamma, pidx);
+    if (center)
+      v += at(beta, pidx);
+    store(out, i, v);
+  }
+  return out;
+}
+
+RefValue softmax(const OpCall& c, bool log) {
+  const Tensor& x = c.tensor(0);
+  if (!x.dtype().isFloat())
+    c.fail("requires a float tensor");
+  if (x.ndim() == 0)
+    c.fail("needs a tensor of rank >= 1");
+  int axis = c.axis(c.attrInt("axis"), x.ndim());
+  int64_t L = x.shape()[axis];
+  int64_t stride = stridesOf(x.shape())[axis];
+  Tensor out(x.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (unravel(i, x.shape())[axis] != 0)
+      continue; // i is the start of one row along the axis
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t k = 0; k < L; ++k)
+      mx = std::max(mx, x.getDouble(i + k * stride));
+    double sum = 0;
+    for (int64_t k = 0; k < L; ++k)
+      sum += std::exp(x.getDouble(i + k * stride) - mx);
+    for (int64_t k = 0; k < L; ++k) {
+      double v = x.getDouble(i + k * stride) - mx;
+      store(out, i + k * stride, log ? v - std::log(sum) : std::exp(v) / sum);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+void addNNOps(OpTable& t) {
+  t["matmul"] = matmul;
+  t["nn.dense"] = dense;
+  t["linear"] = dense;
+  t["nn.conv1d"] = conv1d;
+  t["nn.conv2d"] = conv2d;
+  t["nn.conv2d_transpose"] = conv2dTranspose;
+  t["nn.max_pool2d"] = [](const OpCall& c) { return pool2d(c, true); };
+  t["nn.avg_pool2d"] = [](const OpCall& c) { return pool2d(c, false); };
+  t["nn.adaptive_avg_pool2d"] = [](const OpCall& c) { return adaptiveAvgPool2d(c, false); };
+  t["nn.global_avg_pool2d"] = [](const OpCall& c) { return adaptiveAvgPool2d(c, true); };
+  t["nn.batch_norm"] = batchNorm;
+  t["nn.layer_norm"] = layerNorm;
+  t["nn.softmax"] = [](const OpCall& c) { return softmax(c, false); };
+  t["nn.log_softmax"] = [](const OpCall& c) { return softmax(c, true); };
+}
+
+} // namespace unity::runtime::reference
