@@ -43,9 +43,11 @@ const char* nodeKindName(NodeKind k) {
 std::string GraphNode::label() const {
   if (kind == NodeKind::Param || kind == NodeKind::Output || name == op || op.empty())
     return name.empty() ? op : name;
+  // A call_tir says what it calls: "c1\nconv2d" rather than "c1\ncall_tir".
+  const std::string& what = op == "call_tir" && !callee.empty() ? callee : op;
   if (name.empty())
-    return op;
-  return name + "\n" + op;
+    return what;
+  return name + "\n" + what;
 }
 
 int DataflowGraph::findNode(const std::string& name) const {

@@ -81,6 +81,8 @@ TEST(VizGraphModel, CallTirCalleeAndPattern) {
   ASSERT_GE(lv0, 0);
   EXPECT_EQ(g.nodes[lv0].op, "call_tir");
   EXPECT_EQ(g.nodes[lv0].callee, "matmul");
+  EXPECT_EQ(g.nodes[lv0].label(), "lv0\nmatmul"); // the callee, not "call_tir"
+  EXPECT_EQ(g.nodes[g.findNode("x")].label(), "x");
   EXPECT_EQ(g.nodes.size(), 3u + 3u + 1u); // 3 params, 3 calls, output
 }
 

@@ -1,0 +1,582 @@
+#include "views/graph_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QGraphicsPathItem>
+#include <QGraphicsSimpleTextItem>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <chrono>
+#include <cmath>
+
+#include "engine/support/error.h"
+#include "views/session.h"
+
+namespace lowerscope {
+
+using unity::viz::DiffStatus;
+using unity::viz::NodeKind;
+
+namespace {
+
+constexpr int kIdKey = 0, kTypeKey = 1;
+const QString kNodeType = "node", kClusterType = "cluster";
+
+QColor statusColor(DiffStatus s) {
+  switch (s) {
+  case DiffStatus::Added:
+    return QColor("#2f9e44");
+  case DiffStatus::Removed:
+    return QColor("#e03131");
+  case DiffStatus::Changed:
+    return QColor("#f59f00");
+  case DiffStatus::Unchanged:
+    break;
+  }
+  return QColor("#495057");
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// The graph item (node or cluster box) under `item`, walking up to parents.
+QGraphicsItem* graphItem(QGraphicsItem* item) {
+  while (item && item->data(kTypeKey).toString().isEmpty())
+    item = item->parentItem();
+  return item;
+}
+
+} // namespace
+
+// --------------------------------------------------------------- the canvas
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setBackgroundBrush(QColor("#ffffff"));
+}
+
+void GraphCanvas::fit() {
+  if (!scene() || scene()->itemsBoundingRect().isEmpty())
+    return;
+  fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  // Do not blow small graphs up past their natural size.
+  if (zoom() > 1.0)
+    setTransform(QTransform());
+}
+
+double GraphCanvas::zoom() const { return transform().m11(); }
+
+void GraphCanvas::wheelEvent(QWheelEvent* e) {
+  double factor = std::pow(1.0015, e->angleDelta().y());
+  double z = zoom() * factor;
+  if (z < 0.02 || z > 8)
+    return;
+  scale(factor, factor);
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent* e) {
+  if (QGraphicsItem* it = graphItem(itemAt(e->pos())))
+    if (it->data(kTypeKey).toString() == kNodeType)
+      Q_EMIT nodeClicked(it->data(kIdKey).toInt());
+  QGraphicsView::mousePressEvent(e);
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
+  if (QGraphicsItem* it = graphItem(itemAt(e->pos()))) {
+    if (it->data(kTypeKey).toString() == kNodeType)
+      Q_EMIT nodeDoubleClicked(it->data(kIdKey).toInt());
+    else
+      Q_EMIT clusterDoubleClicked(it->data(kIdKey).toInt());
+    return;
+  }
+  QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal) {
+    scale(1.25, 1.25);
+    return;
+  }
+  if (e->key() == Qt::Key_Minus) {
+    scale(0.8, 0.8);
+    return;
+  }
+  if (e->key() == Qt::Key_0) {
+    fit();
+    return;
+  }
+  QGraphicsView::keyPressEvent(e);
+}
+
+// ----------------------------------------------------------------- the view
+
+GraphView::GraphView(Session* session, QWidget* parent)
+    : QWidget(parent), session_(session), functions_(new QComboBox(this)),
+      diffBox_(new QCheckBox(tr("Before / after"), this)), search_(new QLineEdit(this)),
+      status_(new QLabel(this)), splitter_(new QSplitter(Qt::Horizontal, this)),
+      beforeView_(new GraphCanvas(this)), afterView_(new GraphCanvas(this)),
+      beforeScene_(new QGraphicsScene(this)), afterScene_(new QGraphicsScene(this)),
+      properties_(new QTextBrowser(this)) {
+  setObjectName("graphView");
+  functions_->setObjectName("graphFunction");
+  functions_->setToolTip(tr("Graph-level function to draw"));
+  functions_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  diffBox_->setToolTip(tr("Show the module before the current pass next to the one after it, "
+                          "with added (green), removed (red) and changed (amber) nodes"));
+  search_->setPlaceholderText(tr("Find node (Ctrl+F): name, op or source node"));
+  search_->setClearButtonEnabled(true);
+  auto* fit = new QPushButton(tr("Fit"), this);
+  fit->setToolTip(tr("Fit the graph in the view (0)"));
+  beforeView_->setScene(beforeScene_);
+  afterView_->setScene(afterScene_);
+  beforeView_->setObjectName("graphBefore");
+  afterView_->setObjectName("graphAfter");
+  beforeView_->hide();
+  properties_->setObjectName("graphProperties");
+  properties_->setMinimumWidth(160);
+  properties_->setOpenLinks(false);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(functions_);
+  bar->addWidget(diffBox_);
+  bar->addWidget(fit);
+  bar->addWidget(search_, 1);
+  bar->addWidget(status_);
+  splitter_->addWidget(beforeView_);
+  splitter_->addWidget(afterView_);
+  splitter_->addWidget(properties_);
+  splitter_->setStretchFactor(0, 3);
+  splitter_->setStretchFactor(1, 3);
+  splitter_->setStretchFactor(2, 1);
+  splitter_->setSizes({0, 800, 200});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addLayout(bar);
+  layout->addWidget(splitter_, 1);
+
+  auto* findShortcut = new QShortcut(QKeySequence::Find, this);
+  findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(findShortcut, &QShortcut::activated, this, &GraphView::focusSearch);
+  connect(search_, &QLineEdit::returnPressed, this, [this] { find(search_->text(), true); });
+  connect(fit, &QPushButton::clicked, this, [this] {
+    afterView_->fit();
+    beforeView_->fit();
+  });
+  connect(diffBox_, &QCheckBox::toggled, this, &GraphView::setDiffMode);
+  connect(functions_, &QComboBox::activated, this,
+          [this](int i) { session_->setCurrentFunction(functions_->itemText(i)); });
+  auto wire = [this](GraphCanvas* c, bool before) {
+    connect(c, &GraphCanvas::nodeClicked, this, [this, before](int n) {
+      selectedBefore_ = before;
+      selectNode(n);
+    });
+    connect(c, &GraphCanvas::nodeDoubleClicked, this, [this, before](int n) {
+      LaidOutGraphPtr g = before ? before_ : after_;
+      if (g && n < static_cast<int>(g->graph.nodes.size())) {
+        const auto& node = g->graph.nodes[n];
+        if (node.kind == NodeKind::Cluster)
+          setExpanded(q(node.callee), true);
+        else if (node.cluster >= 0)
+          setExpanded(q(g->graph.clusters[node.cluster].function), false);
+      }
+    });
+    connect(c, &GraphCanvas::clusterDoubleClicked, this, [this, before](int ci) {
+      LaidOutGraphPtr g = before ? before_ : after_;
+      if (g && ci < static_cast<int>(g->graph.clusters.size()))
+        setExpanded(q(g->graph.clusters[ci].function), false);
+    });
+  };
+  wire(afterView_, false);
+  wire(beforeView_, true);
+  connect(session_, &Session::currentStepChanged, this, &GraphView::refresh);
+  connect(session_, &Session::currentFunctionChanged, this, &GraphView::refresh);
+  connect(session_, &Session::moduleChanged, this, [this] {
+    cache_.clear();
+    expanded_.clear();
+    refresh();
+  });
+  refresh();
+}
+
+GraphView::~GraphView() {
+  for (auto& c : cancels_)
+    c->store(true);
+}
+
+QString GraphView::statusText() const { return status_->text(); }
+
+void GraphView::focusSearch() {
+  search_->setFocus();
+  search_->selectAll();
+}
+
+void GraphView::setDiffMode(bool on) {
+  if (on == diffMode_)
+    return;
+  diffMode_ = on;
+  diffBox_->setChecked(on);
+  beforeView_->setVisible(on);
+  splitter_->setSizes(on ? QList<int>{500, 500, 200} : QList<int>{0, 800, 200});
+  refresh();
+}
+
+void GraphView::setExpanded(const QString& function, bool expanded) {
+  if (expanded)
+    expanded_.insert(function.toStdString());
+  else
+    expanded_.erase(function.toStdString());
+  refresh();
+}
+
+QString GraphView::cacheKey(const unity::ir::IRModule& m) const {
+  QString key = QString::number(quintptr(m.get())) + "|" + session_->currentFunction();
+  for (auto& e : expanded_)
+    key += "|" + q(e);
+  return key;
+}
+
+void GraphView::updateFunctions() {
+  unity::ir::IRModule m = session_->currentModule();
+  QStringList names;
+  if (m)
+    for (auto& n : unity::viz::graphFunctions(m))
+      names << q(n);
+  QStringList old;
+  for (int i = 0; i < functions_->count(); ++i)
+    old << functions_->itemText(i);
+  if (old != names) {
+    functions_->clear();
+    functions_->addItems(names);
+  }
+  functions_->setCurrentText(session_->currentFunction());
+  functions_->setVisible(names.size() > 1);
+}
+
+void GraphView::refresh() {
+  for (auto& c : cancels_)
+    c->store(true);
+  cancels_.clear();
+  updateFunctions();
+  before_ = after_ = nullptr;
+  hasDiff_ = false;
+  unity::ir::IRModule m = session_->currentModule();
+  if (!m || session_->currentFunction().isEmpty()) {
+    wantAfter_.clear();
+    wantBefore_.clear();
+    redraw();
+    return;
+  }
+  wantAfter_ = cacheKey(m);
+  after_ = cache_.value(wantAfter_);
+  if (!after_)
+    request(m, false);
+  wantBefore_.clear();
+  if (diffMode_) {
+    unity::ir::IRModule b = session_->moduleBefore(session_->currentStep());
+    wantBefore_ = cacheKey(b);
+    before_ = cache_.value(wantBefore_);
+    if (!before_ && wantBefore_ != wantAfter_)
+      request(b, true);
+    else if (!before_)
+      before_ = after_;
+  }
+  redraw();
+}
+
+void GraphView::request(const unity::ir::IRModule& m, bool) {
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  cancels_.push_back(cancel);
+  QString key = cacheKey(m);
+  std::string function = session_->currentFunction().toStdString();
+  unity::viz::ExtractOptions opts;
+  opts.expanded = expanded_;
+  ++pending_;
+  auto* watcher = new QFutureWatcher<LaidOutGraphPtr>(this);
+  connect(watcher, &QFutureWatcher<LaidOutGraphPtr>::finished, this, [this, watcher, key] {
+    --pending_;
+    LaidOutGraphPtr r = watcher->result();
+    watcher->deleteLater();
+    if (!r)
+      return; // cancelled
+    cache_.insert(key, r);
+    bool wanted = false;
+    if (key == wantAfter_) {
+      after_ = r;
+      wanted = true;
+    }
+    if (key == wantBefore_) {
+      before_ = r;
+      wanted = true;
+    }
+    if (diffMode_ && wantBefore_ == wantAfter_)
+      before_ = after_;
+    if (wanted)
+      redraw();
+  });
+  watcher->setFuture(QtConcurrent::run([m, function, opts, cancel]() -> LaidOutGraphPtr {
+    auto out = std::make_shared<LaidOutGraph>();
+    out->module = m;
+    try {
+      out->graph = unity::viz::extractGraph(m, function, opts);
+      unity::viz::LayoutOptions lo;
+      lo.cancel = cancel.get();
+      auto layout = unity::viz::layoutGraph(out->graph, lo);
+      if (!layout)
+        return nullptr;
+      out->layout = std::move(*layout);
+    } catch (const std::exception& e) {
+      out->error = QString::fromUtf8(e.what());
+    }
+    return out;
+  }));
+}
+
+bool GraphView::waitForLayout(int timeoutMs) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+  while (pending_ > 0) {
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  }
+  return true;
+}
+
+void GraphView::redraw() {
+  beforeScene_->clear();
+  afterScene_->clear();
+  hasDiff_ = false;
+  if (!session_->hasModule()) {
+    status_->setText(tr("Open a model to see its graph"));
+    properties_->clear();
+    return;
+  }
+  if (wantAfter_.isEmpty()) {
+    status_->setText(tr("No graph-level function at this step"));
+    return;
+  }
+  bool ready = after_ && (!diffMode_ || before_);
+  if (!ready) {
+    status_->setText(tr("Laying out..."));
+    return;
+  }
+  const std::vector<DiffStatus>* afterStatus = nullptr;
+  const std::vector<DiffStatus>* beforeStatus = nullptr;
+  if (diffMode_ && before_->error.isEmpty() && after_->error.isEmpty()) {
+    diff_ = unity::viz::diffGraphs(before_->graph, after_->graph);
+    hasDiff_ = true;
+    afterStatus = &diff_.after;
+    beforeStatus = &diff_.before;
+    drawInto(beforeScene_, *before_, beforeStatus, true);
+  }
+  drawInto(afterScene_, *after_, afterStatus, false);
+  if (!after_->error.isEmpty()) {
+    status_->setText(after_->error);
+  } else if (hasDiff_) {
+    auto a = diff_.afterCounts();
+    auto b = diff_.beforeCounts();
+    status_->setText(tr("%1 nodes: %2 added, %3 removed, %4 changed")
+                         .arg(after_->graph.nodes.size())
+                         .arg(a.added)
+                         .arg(b.removed)
+                         .arg(a.changed));
+  } else {
+    status_->setText(tr("%1 nodes, %2 edges, layout %3 ms")
+                         .arg(after_->graph.nodes.size())
+                         .arg(after_->graph.edges.size())
+                         .arg(after_->layout.ms, 0, 'f', 0));
+  }
+  afterView_->fit();
+  if (diffMode_)
+    beforeView_->fit();
+  if (selected_ >= 0)
+    showProperties();
+}
+
+void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
+                         const std::vector<DiffStatus>* status, bool beforeSide) {
+  if (!g.error.isEmpty()) {
+    scene->addSimpleText(g.error);
+    return;
+  }
+  const auto& G = g.graph;
+  const auto& L = g.layout;
+  scene->setSceneRect(-20, -20, L.width + 40, L.height + 40);
+  QFont font("DejaVu Sans");
+  font.setPixelSize(11);
+  QFont small("DejaVu Sans");
+  small.setPixelSize(8);
+
+  for (size_t ci = 0; ci < G.clusters.size() && ci < L.clusters.size(); ++ci) {
+    const auto& c = L.clusters[ci];
+    if (!G.clusters[ci].expanded || c.width <= 0)
+      continue;
+    auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
+                               QPen(QColor("#868e96"), 1, Qt::DashLine), QColor("#f8f9fa"));
+    box->setZValue(-2);
+    box->setData(kIdKey, int(ci));
+    box->setData(kTypeKey, kClusterType);
+    box->setToolTip(tr("%1 (double-click to collapse)").arg(q(G.clusters[ci].function)));
+    auto* title = new QGraphicsSimpleTextItem(q(G.clusters[ci].function), box);
+    title->setFont(small);
+    title->setBrush(QColor("#495057"));
+    title->setPos(c.x + 4, c.y + 2);
+  }
+
+  bool labels = G.edges.size() <= 400;
+  QPen edgePen(QColor("#868e96"), 1);
+  for (size_t i = 0; i < G.edges.size() && i < L.edges.size(); ++i) {
+    const auto& e = L.edges[i];
+    if (e.points.empty())
+      continue;
+    QPainterPath path(QPointF(e.points[0].x, e.points[0].y));
+    for (size_t k = 1; k + 2 < e.points.size(); k += 3)
+      path.cubicTo(QPointF(e.points[k].x, e.points[k].y),
+                   QPointF(e.points[k + 1].x, e.points[k + 1].y),
+                   QPointF(e.points[k + 2].x, e.points[k + 2].y));
+    auto* item = scene->addPath(path, edgePen);
+    item->setZValue(-1);
+    item->setToolTip(q(G.edges[i].label));
+    if (e.hasArrow) {
+      QPointF tip(e.arrowTip.x, e.arrowTip.y), from(e.points.back().x, e.points.back().y);
+      QLineF line(tip, from);
+      double len = std::max(1e-6, line.length());
+      QPointF dir = (from - tip) / len, normal(-dir.y(), dir.x());
+      QPolygonF head({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
+      scene->addPolygon(head, QPen(Qt::NoPen), QColor("#868e96"))->setZValue(-1);
+    }
+    if (labels && !G.edges[i].label.empty()) {
+      auto* t = scene->addSimpleText(q(G.edges[i].label), small);
+      t->setBrush(QColor("#868e96"));
+      t->setPos(e.labelPos.x + 3, e.labelPos.y - 5);
+      t->setZValue(-1);
+    }
+  }
+
+  for (const auto& n : G.nodes) {
+    if (n.id >= static_cast<int>(L.nodes.size()))
+      continue;
+    const auto& geo = L.nodes[n.id];
+    QRectF r(geo.x - geo.width / 2, geo.y - geo.height / 2, geo.width, geo.height);
+    QPainterPath shape;
+    if (n.kind == NodeKind::Param || n.kind == NodeKind::Output)
+      shape.addEllipse(r);
+    else
+      shape.addRoundedRect(r, 5, 5);
+    QPen pen(QColor("#495057"), n.kind == NodeKind::Cluster ? 2 : 1);
+    if (status) {
+      DiffStatus s = (*status)[n.id];
+      if (s != DiffStatus::Unchanged)
+        pen = QPen(statusColor(s), 3.5);
+    }
+    bool isSelected = n.id == selected_ && beforeSide == selectedBefore_;
+    if (isSelected)
+      pen = QPen(QColor("#1c7ed6"), 3.5);
+    auto* item = scene->addPath(shape, pen, QColor(q(unity::viz::nodeColor(n))));
+    item->setData(kIdKey, n.id);
+    item->setData(kTypeKey, kNodeType);
+    QString tip = q(n.name) + " : " + q(n.op);
+    if (!n.type.empty())
+      tip += "\n" + q(n.type);
+    if (n.kind == NodeKind::Cluster)
+      tip += "\n" + tr("fused group (double-click to expand)");
+    item->setToolTip(tip);
+    auto* text = new QGraphicsSimpleTextItem(q(n.label()), item);
+    text->setFont(n.kind == NodeKind::Constant ? small : font);
+    QRectF tb = text->boundingRect();
+    double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
+    text->setScale(fitScale);
+    text->setPos(geo.x - tb.width() * fitScale / 2, geo.y - tb.height() * fitScale / 2);
+  }
+}
+
+void GraphView::selectNode(int node) {
+  selected_ = node;
+  redraw();
+  showProperties();
+  LaidOutGraphPtr g = selectedBefore_ ? before_ : after_;
+  if (g && node >= 0 && node < static_cast<int>(g->graph.nodes.size())) {
+    const auto& n = g->graph.nodes[node];
+    if (node < static_cast<int>(g->layout.nodes.size())) {
+      GraphCanvas* c = selectedBefore_ ? beforeView_ : afterView_;
+      c->centerOn(g->layout.nodes[node].x, g->layout.nodes[node].y);
+    }
+    Q_EMIT nodeSelected(q(n.name), n.line);
+  }
+}
+
+bool GraphView::find(const QString& text, bool next) {
+  if (!after_ || text.isEmpty())
+    return false;
+  const auto& nodes = after_->graph.nodes;
+  int count = static_cast<int>(nodes.size());
+  int start = next && !selectedBefore_ ? selected_ + 1 : 0;
+  for (int k = 0; k < count; ++k) {
+    const auto& n = nodes[(start + k) % count];
+    bool hit = q(n.name).contains(text, Qt::CaseInsensitive) ||
+               q(n.op).contains(text, Qt::CaseInsensitive) ||
+               q(n.callee).contains(text, Qt::CaseInsensitive);
+    for (auto& o : n.origins)
+      hit = hit || q(o).contains(text, Qt::CaseInsensitive);
+    if (hit) {
+      selectedBefore_ = false;
+      selectNode(n.id);
+      return true;
+    }
+  }
+  status_->setText(tr("No node matches '%1'").arg(text));
+  return false;
+}
+
+void GraphView::showProperties() {
+  LaidOutGraphPtr g = selectedBefore_ ? before_ : after_;
+  if (!g || selected_ < 0 || selected_ >= static_cast<int>(g->graph.nodes.size())) {
+    properties_->clear();
+    return;
+  }
+  const auto& n = g->graph.nodes[selected_];
+  QString html = "<h3>" + q(n.name).toHtmlEscaped() + "</h3><table>";
+  auto row = [&](const QString& k, const QString& v) {
+    if (!v.isEmpty())
+      html += "<tr><td><b>" + k + "</b></td><td>" + v.toHtmlEscaped() + "</td></tr>";
+  };
+  row(tr("kind"), unity::viz::nodeKindName(n.kind));
+  row(tr("op"), q(n.op));
+  row(tr("callee"), q(n.callee));
+  row(tr("type"), q(n.type));
+  row(tr("pattern"), q(unity::viz::opPatternLabel(n.opPattern)));
+  QStringList origins;
+  for (auto& o : n.origins)
+    origins << q(o);
+  row(tr("source"), origins.join(", "));
+  if (n.line > 0)
+    row(tr("line"), QString::number(n.line));
+  for (auto& [k, v] : n.attrs)
+    row(q(k), q(v));
+  if (hasDiff_) {
+    const auto& st = selectedBefore_ ? diff_.before : diff_.after;
+    const auto& match = selectedBefore_ ? diff_.beforeMatch : diff_.afterMatch;
+    LaidOutGraphPtr other = selectedBefore_ ? after_ : before_;
+    row(tr("diff"), unity::viz::diffStatusName(st[selected_]));
+    QStringList names;
+    for (int m : match[selected_])
+      names << q(other->graph.nodes[m].name);
+    row(selectedBefore_ ? tr("after") : tr("before"), names.join(", "));
+  }
+  html += "</table>";
+  properties_->setHtml(html);
+}
+
+} // namespace lowerscope

@@ -1,0 +1,138 @@
+#pragma once
+// The dataflow graph of the session's current function at the current step,
+// drawn from a Graphviz layout (engine/viz) in a QGraphicsScene.
+//
+// Layouts are computed off the UI thread (QtConcurrent) and cached per
+// (module, function, expanded groups): scrubbing back to a step shows its
+// graph at once, and steps whose pass changed nothing share one entry. A
+// request that is superseded before it finishes is cancelled.
+//
+// In "Before / after" mode two scenes sit side by side — the module before
+// the current pass and after it — with the graph diff drawn on top: added
+// nodes green, removed red, changed amber, unchanged plain. Double-click a
+// fused group to expand it (its box double-clicked collapses it again).
+// Ctrl+F searches names, ops and source-model origins; the properties panel
+// shows the selected node.
+#include <QFutureWatcher>
+#include <QGraphicsView>
+#include <QHash>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <set>
+
+#include "engine/viz/graph_diff.h"
+#include "engine/viz/graph_layout.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSplitter;
+class QTextBrowser;
+
+namespace lowerscope {
+
+class Session;
+
+/// One laid-out graph: what the worker computes and the cache keeps.
+struct LaidOutGraph {
+  unity::ir::IRModule module; // keeps the key's module alive
+  unity::viz::DataflowGraph graph;
+  unity::viz::GraphLayout layout;
+  QString error; // extraction/layout failure, shown instead of a graph
+};
+using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
+
+/// A QGraphicsView with wheel zoom, drag panning and fit.
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+public:
+  explicit GraphCanvas(QWidget* parent = nullptr);
+  void fit();
+  double zoom() const;
+
+Q_SIGNALS:
+  void nodeClicked(int node);
+  void nodeDoubleClicked(int node);
+  void clusterDoubleClicked(int cluster);
+
+protected:
+  void wheelEvent(QWheelEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+};
+
+class GraphView : public QWidget {
+  Q_OBJECT
+public:
+  explicit GraphView(Session* session, QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  void setDiffMode(bool on);
+  bool diffMode() const { return diffMode_; }
+  /// Expands or collapses a fused group (by function name) and redraws.
+  void setExpanded(const QString& function, bool expanded);
+  /// Selects the first node (from `from`+1 on) whose name, op or origins contain `text`.
+  bool find(const QString& text, bool next = false);
+  void selectNode(int node);
+  int selectedNode() const { return selected_; }
+  /// Blocks (processing events) until no layout is pending; false on timeout.
+  bool waitForLayout(int timeoutMs);
+
+  /// What is shown (the after side in diff mode); null while laying out.
+  LaidOutGraphPtr shown() const { return after_; }
+  LaidOutGraphPtr shownBefore() const { return before_; }
+  const unity::viz::GraphDiff* diff() const { return hasDiff_ ? &diff_ : nullptr; }
+  QGraphicsScene* scene() const { return afterScene_; }
+  GraphCanvas* canvas() const { return afterView_; }
+  QString statusText() const;
+  int cacheSize() const { return static_cast<int>(cache_.size()); }
+
+Q_SIGNALS:
+  /// The user selected a node; line is its binding's text line (0: none).
+  void nodeSelected(const QString& name, int line);
+
+public Q_SLOTS:
+  void refresh();
+  void focusSearch();
+
+private:
+  struct Request;
+  QString cacheKey(const unity::ir::IRModule& m) const;
+  void request(const unity::ir::IRModule& m, bool beforeSide);
+  void onLayoutDone();
+  void redraw();
+  void drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
+                const std::vector<unity::viz::DiffStatus>* status, bool beforeSide);
+  void showProperties();
+  void updateFunctions();
+
+  Session* session_;
+  QComboBox* functions_;
+  QCheckBox* diffBox_;
+  QLineEdit* search_;
+  QLabel* status_;
+  QSplitter* splitter_;
+  GraphCanvas* beforeView_;
+  GraphCanvas* afterView_;
+  QGraphicsScene* beforeScene_;
+  QGraphicsScene* afterScene_;
+  QTextBrowser* properties_;
+
+  bool diffMode_ = false;
+  std::set<std::string> expanded_;
+  QHash<QString, LaidOutGraphPtr> cache_;
+  LaidOutGraphPtr before_, after_;
+  unity::viz::GraphDiff diff_;
+  bool hasDiff_ = false;
+  int selected_ = -1;
+  bool selectedBefore_ = false;
+  int pending_ = 0;
+  std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
+  QString wantAfter_, wantBefore_; // cache keys the view waits for
+};
+
+} // namespace lowerscope

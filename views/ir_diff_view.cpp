@@ -1,0 +1,248 @@
+#include "views/ir_diff_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QSyntaxHighlighter>
+#include <QTextBlock>
+#include <QVBoxLayout>
+
+#include "engine/text/printer.h"
+#include "engine/viz/loop_tree.h"
+#include "engine/viz/text_diff.h"
+#include "views/loop_tree_view.h"
+#include "views/session.h"
+
+namespace lowerscope {
+
+namespace {
+
+/// Keywords, R./T. namespaces, strings and comments of the .uir format.
+class IrHighlighter : public QSyntaxHighlighter {
+public:
+  explicit IrHighlighter(QTextDocument* doc) : QSyntaxHighlighter(doc) {
+    QTextCharFormat kw, ns, str, comment, deco;
+    kw.setForeground(QColor("#7048e8"));
+    kw.setFontWeight(QFont::Bold);
+    ns.setForeground(QColor("#1971c2"));
+    str.setForeground(QColor("#2b8a3e"));
+    comment.setForeground(QColor("#868e96"));
+    deco.setForeground(QColor("#e8590c"));
+    rules_ = {{QRegularExpression("\\b(def|for|in|with|return|if|else|as)\\b"), kw},
+              {QRegularExpression("\\b[RT]\\.[A-Za-z_.]+"), ns},
+              {QRegularExpression("@[RT]\\.\\w+"), deco},
+              {QRegularExpression("\"[^\"]*\""), str},
+              {QRegularExpression("#.*$"), comment}};
+  }
+
+protected:
+  void highlightBlock(const QString& text) override {
+    if (text.size() > 2000) // metadata lines: not worth it
+      return;
+    for (auto& [re, fmt] : rules_)
+      for (auto it = re.globalMatch(text); it.hasNext();) {
+        auto m = it.next();
+        setFormat(m.capturedStart(), m.capturedLength(), fmt);
+      }
+  }
+
+private:
+  std::vector<std::pair<QRegularExpression, QTextCharFormat>> rules_;
+};
+
+QPlainTextEdit* makeEditor(QWidget* parent, const QString& name) {
+  auto* e = new QPlainTextEdit(parent);
+  e->setObjectName(name);
+  e->setReadOnly(true);
+  e->setLineWrapMode(QPlainTextEdit::NoWrap);
+  QFont mono("DejaVu Sans Mono");
+  mono.setStyleHint(QFont::Monospace);
+  mono.setPointSize(9);
+  e->setFont(mono);
+  new IrHighlighter(e->document());
+  return e;
+}
+
+std::string printPart(const unity::ir::IRModule& m, const std::string& function) {
+  if (!m)
+    return {};
+  if (function.empty())
+    return unity::text::printModule(m);
+  unity::ir::BaseFunc f = m->lookup(function);
+  if (!f)
+    return "# " + function + " is not in the module at this step\n";
+  return unity::text::printModule(unity::ir::makeModule({{function, f}}));
+}
+
+void markLines(QPlainTextEdit* e, const std::vector<int>& lines, const QColor& color) {
+  QList<QTextEdit::ExtraSelection> sels;
+  for (int l : lines) {
+    QTextEdit::ExtraSelection s;
+    s.format.setBackground(color);
+    s.format.setProperty(QTextFormat::FullWidthSelection, true);
+    s.cursor = QTextCursor(e->document()->findBlockByNumber(l));
+    sels << s;
+  }
+  e->setExtraSelections(sels);
+}
+
+} // namespace
+
+IrDiffView::IrDiffView(Session* session, QWidget* parent)
+    : QWidget(parent), session_(session), functions_(new QComboBox(this)),
+      diffBox_(new QCheckBox(tr("Before / after"), this)), status_(new QLabel(this)),
+      splitter_(new QSplitter(Qt::Horizontal, this)), before_(makeEditor(this, "irBefore")),
+      after_(makeEditor(this, "irAfter")), loopTree_(new LoopTreeView(this)) {
+  setObjectName("irDiffView");
+  functions_->setObjectName("irFunction");
+  functions_->setToolTip(tr("Function to print (graph or tensor level)"));
+  diffBox_->setToolTip(tr("The text before the current pass next to the text after it"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(functions_, 1);
+  bar->addWidget(diffBox_);
+  bar->addWidget(status_);
+  auto* vsplit = new QSplitter(Qt::Vertical, this);
+  splitter_->addWidget(before_);
+  splitter_->addWidget(after_);
+  vsplit->addWidget(splitter_);
+  vsplit->addWidget(loopTree_);
+  vsplit->setStretchFactor(0, 3);
+  vsplit->setStretchFactor(1, 1);
+  before_->hide();
+  loopTree_->hide();
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addLayout(bar);
+  layout->addWidget(vsplit, 1);
+  // Scroll both sides together.
+  connect(after_->verticalScrollBar(), &QScrollBar::valueChanged, before_->verticalScrollBar(),
+          &QScrollBar::setValue);
+  connect(before_->verticalScrollBar(), &QScrollBar::valueChanged, after_->verticalScrollBar(),
+          &QScrollBar::setValue);
+  connect(diffBox_, &QCheckBox::toggled, this, &IrDiffView::setDiffMode);
+  connect(functions_, &QComboBox::activated, this, [this] { refresh(); });
+  connect(session_, &Session::currentStepChanged, this, &IrDiffView::refresh);
+  connect(session_, &Session::moduleChanged, this, &IrDiffView::refresh);
+  refresh();
+}
+
+void IrDiffView::setDiffMode(bool on) {
+  diffMode_ = on;
+  diffBox_->setChecked(on);
+  before_->setVisible(on);
+  refresh();
+}
+
+void IrDiffView::setFunction(const QString& name) {
+  fillFunctions();
+  int i = functions_->findData(name);
+  if (i >= 0)
+    functions_->setCurrentIndex(i);
+  refresh();
+}
+
+QString IrDiffView::function() const { return functions_->currentData().toString(); }
+
+void IrDiffView::fillFunctions() {
+  unity::ir::IRModule m = session_->currentModule();
+  QString keep = functions_->currentData().toString();
+  QStringList names;
+  if (m)
+    for (auto& [name, f] : m->functions)
+      names << QString::fromStdString(name);
+  QStringList old;
+  for (int i = 1; i < functions_->count(); ++i)
+    old << functions_->itemData(i).toString();
+  if (old == names && functions_->count() > 0)
+    return;
+  functions_->clear();
+  functions_->addItem(tr("Whole module"), QString());
+  for (auto& n : names)
+    functions_->addItem(n, n);
+  int i = functions_->findData(keep);
+  functions_->setCurrentIndex(i < 0 ? 0 : i);
+}
+
+void IrDiffView::refresh() {
+  fillFunctions();
+  deleted_ = inserted_ = 0;
+  unity::ir::IRModule m = session_->currentModule();
+  std::string fn = function().toStdString();
+  if (!m) {
+    after_->setPlainText(tr("Open a model to see its IR text."));
+    before_->clear();
+    loopTree_->hide();
+    status_->clear();
+    return;
+  }
+  unity::ir::BaseFunc f = fn.empty() ? unity::ir::BaseFunc() : m->lookup(fn);
+  if (f && unity::ir::isa<unity::ir::PrimFunc>(f)) {
+    loopTree_->setTree(unity::viz::loopTree(*unity::ir::as<unity::ir::PrimFunc>(f), fn));
+    loopTree_->show();
+  } else {
+    loopTree_->hide();
+  }
+  std::string afterText = printPart(m, fn);
+  if (!diffMode_) {
+    after_->setPlainText(QString::fromStdString(afterText));
+    after_->setExtraSelections({});
+    status_->setText(tr("step %1: %2")
+                         .arg(session_->currentStep())
+                         .arg(session_->stepName(session_->currentStep())));
+    return;
+  }
+  std::string beforeText = printPart(session_->moduleBefore(session_->currentStep()), fn);
+  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
+  auto script = unity::viz::diffLines(a, b);
+  // Align: a filler line opposite each deletion/insertion.
+  QStringList left, right;
+  std::vector<int> leftMarks, rightMarks;
+  for (auto& d : script) {
+    using K = unity::viz::LineDiff::Kind;
+    if (d.kind == K::Equal) {
+      left << QString::fromStdString(a[d.left]);
+      right << QString::fromStdString(b[d.right]);
+    } else if (d.kind == K::Delete) {
+      leftMarks.push_back(static_cast<int>(left.size()));
+      left << QString::fromStdString(a[d.left]);
+      right << QString();
+      ++deleted_;
+    } else {
+      rightMarks.push_back(static_cast<int>(right.size()));
+      left << QString();
+      right << QString::fromStdString(b[d.right]);
+      ++inserted_;
+    }
+  }
+  before_->setPlainText(left.join('\n'));
+  after_->setPlainText(right.join('\n'));
+  markLines(before_, leftMarks, QColor("#ffe3e3"));
+  markLines(after_, rightMarks, QColor("#d3f9d8"));
+  status_->setText(tr("%1: -%2 +%3 lines")
+                       .arg(session_->stepName(session_->currentStep()))
+                       .arg(deleted_)
+                       .arg(inserted_));
+}
+
+bool IrDiffView::revealName(const QString& name) {
+  if (name.isEmpty())
+    return false;
+  QRegularExpression re("^\\s*" + QRegularExpression::escape(name) + "\\s*[:=]");
+  for (QTextBlock b = after_->document()->begin(); b.isValid(); b = b.next()) {
+    if (re.match(b.text()).hasMatch()) {
+      QTextCursor c(b);
+      c.select(QTextCursor::LineUnderCursor);
+      after_->setTextCursor(c);
+      after_->centerCursor();
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace lowerscope
