@@ -63,6 +63,13 @@ ResolvedTarget resolveTarget(const CodegenOptions& opts) {
           hostFeatures += ",";
         hostFeatures += (f.second ? "+" : "-") + f.first().str();
       }
+      // LLVM tunes AVX-512 CPUs to prefer 256-bit vectors (frequency
+      // concerns of mixed code). Our kernels are long dense loops where the
+      // full width pays: matmul 1024 went from 38 to 41 GFLOP/s and 256 from
+      // 60 to 70 (docs/benchmarks.md). "+prefer-256-bit" in -mattr restores
+      // LLVM's choice.
+      if (hostFeatures.find("+avx512f") != std::string::npos)
+        hostFeatures += ",-prefer-256-bit";
       // Explicit features come last so they override the detected ones.
       t.features = opts.features.empty() ? hostFeatures : hostFeatures + "," + opts.features;
     } else {
