@@ -14,6 +14,7 @@
 #include "engine/text/parser.h"
 #include "engine/transform/normalize.h"
 #include "engine/transform/partition.h"
+#include "engine/transform/registry.h"
 
 using namespace unity;
 using namespace unity::ir;
@@ -301,4 +302,25 @@ TEST(CompositeBuild, ModuleKeepsTheCompositeAndFunctionsNameSubTargets) {
   BuildResult r = build(m, opts);
   EXPECT_EQ(r.lowered->attrs.getString("target"), "cpu: llvm; blas: openblas");
   EXPECT_EQ(functionsWithTarget(r.lowered, "blas").size(), 1u); // one outlined function
+}
+
+TEST(CompositeBuild, CrossCPartEmitsSourceOnlyAndRefusesToRun) {
+  std::string target = "host: llvm; mcu: c -mtriple=thumbv7em-none-eabi";
+  IRModule m = transform::normalize(text::parseModule(kDiamond));
+  m = withAttrs(m, m->attrs.with("target", target));
+  m = transform::annotateTarget(m, "main", {"c"}, "mcu");
+  BuildOptions opts;
+  opts.target = target;
+  BuildResult r = build(m, opts);
+  const SubTargetArtifacts* mcu = part(r, "mcu");
+  ASSERT_NE(mcu, nullptr);
+  EXPECT_TRUE(mcu->compileOnly);
+  EXPECT_NE(mcu->cSource.find("int32_t"), std::string::npos);
+  EXPECT_TRUE(mcu->object.empty());
+  EXPECT_THROW(r.executable->runTensors(inputsFor(m, 1, 2)), Error);
+}
+
+TEST(CompositeBuild, TargetPassesAreRegistered) {
+  for (const char* p : {"AnnotateTarget", "AssignTargets", "PartitionByTarget"})
+    EXPECT_NE(transform::findPass(p), nullptr) << p;
 }
