@@ -41,7 +41,21 @@ CommandLine parseCommandLine(const QStringList& arguments) {
   const QCommandLineOption sizeOption(QStringLiteral("size"),
                                       QStringLiteral("Window size, e.g. 1400x900 (default)."),
                                       QStringLiteral("WxH"));
+  const QCommandLineOption buildOption(
+      QStringLiteral("build"), QStringLiteral("Build the opened model at start (needs --open)."));
+  const QCommandLineOption passOption(
+      QStringLiteral("pass"),
+      QStringLiteral("After the build, show the pass with this step number or name, before and "
+                     "after (implies --build)."),
+      QStringLiteral("N|NAME"));
+  const QCommandLineOption functionOption(
+      QStringLiteral("function"),
+      QStringLiteral("Show function F: its graph, or the loop nest of a tensor-level function."),
+      QStringLiteral("F"));
   parser.addOption(openOption);
+  parser.addOption(buildOption);
+  parser.addOption(passOption);
+  parser.addOption(functionOption);
   parser.addOption(screenshotOption);
   parser.addOption(sizeOption);
 
@@ -67,6 +81,17 @@ CommandLine parseCommandLine(const QStringList& arguments) {
     return result;
   }
   result.options.openFile = parser.value(openOption);
+  result.options.pass = parser.value(passOption);
+  result.options.function = parser.value(functionOption);
+  result.options.build = parser.isSet(buildOption) || parser.isSet(passOption);
+  for (const QCommandLineOption* needsModel : {&buildOption, &passOption, &functionOption}) {
+    if (parser.isSet(*needsModel) && result.options.openFile.isEmpty()) {
+      result.action = CommandLine::Action::Error;
+      result.text =
+          QStringLiteral("--%1 needs a model: give --open FILE").arg(needsModel->names().first());
+      return result;
+    }
+  }
   result.options.screenshotPath = parser.value(screenshotOption);
   if (parser.isSet(screenshotOption) && result.options.screenshotPath.isEmpty()) {
     result.action = CommandLine::Action::Error;

@@ -1,6 +1,7 @@
 #pragma once
 // Command line of the lowerscope executable:
-//   lowerscope [--open FILE] [--screenshot FILE.png] [--size WxH]
+//   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
+//              [--screenshot FILE.png] [--size WxH]
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -9,6 +10,9 @@ namespace lowerscope {
 
 struct GuiOptions {
   QString openFile;       // --open: model to open at start
+  bool build = false;     // --build (implied by --pass): build the model at start
+  QString pass;           // --pass: the step to show after the build ("7", "FuseOps")
+  QString function;       // --function: the function to show
   QString screenshotPath; // --screenshot: render the window to this PNG and exit
   QSize size;             // --size: window size; invalid when not given
 };

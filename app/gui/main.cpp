@@ -1,13 +1,23 @@
 // lowerscope: the GUI workbench. Thin: the window lives in lowerscope_app.
-//   lowerscope [--open FILE] [--screenshot FILE.png] [--size WxH]
+//   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
+//              [--screenshot FILE.png] [--size WxH]
+// With --screenshot the window is shown off screen at its final size first,
+// then the build and the graph layout are waited for (both run off the UI
+// thread; the waits process events, so their signals arrive as in the GUI),
+// all within kScreenshotTimeoutMs, and only then is the window grabbed.
 #include "app/gui/about.h"
 #include "app/gui/application.h"
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
+#include "views/graph_view.h"
+#include "views/log_view.h"
+#include "views/session.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace {
@@ -15,6 +25,62 @@ namespace {
 void printTo(std::FILE* stream, const QString& text) {
   std::fputs(text.toLocal8Bit().constData(), stream);
   std::fflush(stream);
+}
+
+// A build of the bigger examples takes seconds; a minute means something hangs.
+constexpr int kScreenshotTimeoutMs = 60 * 1000;
+
+/// Shows what --pass and --function ask for; false (and `error`) when the
+/// model has no such step or function.
+bool selectView(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
+                QString* error) {
+  if (!options.pass.isEmpty() && !window.selectStep(options.pass, error))
+    return false;
+  if (!options.function.isEmpty() && !window.selectFunction(options.function, error))
+    return false;
+  return true;
+}
+
+/// Builds (if asked), selects, waits for the layout: everything the
+/// screenshot must show. On failure returns false with the reason.
+bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
+                       QString* error) {
+  QElapsedTimer clock;
+  clock.start();
+  auto left = [&] { return std::max(0, kScreenshotTimeoutMs - int(clock.elapsed())); };
+  const QString limit = QStringLiteral("%1 s").arg(kScreenshotTimeoutMs / 1000);
+  lowerscope::Session* session = window.session();
+  if (options.build) {
+    bool ok = false;
+    QString summary;
+    QObject::connect(session, &lowerscope::Session::buildFinished, &window,
+                     [&](bool success, const QString& text) {
+                       ok = success;
+                       summary = text;
+                     });
+    if (!window.startBuild()) {
+      *error = QStringLiteral("cannot start the build");
+      return false;
+    }
+    if (!session->waitForBuild(left())) {
+      session->cancelBuild();
+      *error = QStringLiteral("the build did not finish within %1").arg(limit);
+      return false;
+    }
+    if (!ok) {
+      // The located error is the log's last line.
+      const QString log = window.logView()->toPlainText();
+      *error = summary + QLatin1Char('\n') + log.section(QLatin1Char('\n'), -1);
+      return false;
+    }
+  }
+  if (!selectView(window, options, error))
+    return false;
+  if (!window.graphView()->waitForLayout(left())) {
+    *error = QStringLiteral("the graph layout did not finish within %1").arg(limit);
+    return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -55,9 +121,11 @@ int main(int argc, char** argv) {
   lowerscope::MainWindow window;
   if (!screenshot)
     window.restoreSettings();
+  bool opened = false;
   if (!options.openFile.isEmpty()) {
     QString error;
-    if (!window.openFile(options.openFile, &error)) {
+    opened = window.openFile(options.openFile, &error);
+    if (!opened) {
       printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
       if (screenshot)
         return 1;
@@ -66,7 +134,15 @@ int main(int argc, char** argv) {
 
   if (screenshot) {
     const QSize size = options.size.isValid() ? options.size : lowerscope::MainWindow::kDefaultSize;
+    // At the final size before the layout, so the graph is fitted to it.
+    window.setAttribute(Qt::WA_DontShowOnScreen, true);
+    window.resize(size);
+    window.show();
     QString error;
+    if (!prepareScreenshot(window, options, &error)) {
+      printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
+      return 1;
+    }
     if (!lowerscope::writeScreenshot(window, size, options.screenshotPath, &error)) {
       printTo(stderr, QStringLiteral("lowerscope: cannot write screenshot %1: %2\n")
                           .arg(options.screenshotPath, error));
@@ -78,5 +154,26 @@ int main(int argc, char** argv) {
   if (options.size.isValid())
     window.resize(options.size);
   window.show();
+  if (opened) {
+    // Interactive: the window shows the build's progress; --pass and
+    // --function apply when it is done (errors go to the log).
+    auto select = [&window, options] {
+      QString error;
+      if (!selectView(window, options, &error))
+        window.logView()->error(error);
+    };
+    if (options.build) {
+      QObject::connect(
+          window.session(), &lowerscope::Session::buildFinished, &window,
+          [select](bool ok) {
+            if (ok)
+              select();
+          },
+          Qt::SingleShotConnection);
+      window.startBuild();
+    } else {
+      select();
+    }
+  }
   return app.exec();
 }

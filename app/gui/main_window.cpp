@@ -3,23 +3,36 @@
 #include "app/gui/about.h"
 #include "app/gui/application.h"
 #include "app/gui/recent_files.h"
+#include "engine/ir/tir.h"
 #include "lowerscope/version.h"
+#include "views/build_worker.h"
 #include "views/empty_state_widget.h"
+#include "views/graph_view.h"
+#include "views/ir_diff_view.h"
 #include "views/ir_text_view.h"
 #include "views/log_view.h"
+#include "views/pass_timeline.h"
+#include "views/session.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QUrl>
 
 namespace lowerscope {
 
@@ -37,14 +50,33 @@ const QString kLastDirKey = QStringLiteral("mainWindow/lastOpenDir");
 
 bool looksBinary(const QByteArray& bytes) { return bytes.contains('\0'); }
 
+bool isModelFile(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  return suffix == QLatin1String("uir") || suffix == QLatin1String("onnx");
+}
+
+/// The first local model file among dropped URLs; empty when there is none.
+QString droppedModel(const QMimeData* mime) {
+  if (!mime || !mime->hasUrls())
+    return {};
+  for (const QUrl& url : mime->urls())
+    if (url.isLocalFile() && isModelFile(url.toLocalFile()))
+      return url.toLocalFile();
+  return {};
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setWindowIcon(applicationIcon());
   setDockNestingEnabled(true);
+  setAcceptDrops(true);
+  session_ = new Session(this);
   createPanels();
   createMenus();
+  createStatusWidgets();
+  connectSession();
   resetLayout();
   resize(kDefaultSize);
   updateTitle();
@@ -69,24 +101,35 @@ QDockWidget* MainWindow::addPanel(const QString& title, const QString& objectNam
 }
 
 void MainWindow::createPanels() {
-  graph_ = new EmptyStateWidget(
+  emptyGraph_ = new EmptyStateWidget(
       tr("Graph"), tr("Open a model (File \u25b8 Open\u2026) to see its dataflow graph. Fused "
                       "groups and target assignments will show as coloured clusters."));
-  graph_->setObjectName("graphView");
+  emptyGraph_->setObjectName("emptyGraph");
   // The canvas colour, so the centre reads as the drawing area.
-  graph_->setBackgroundRole(QPalette::Base);
-  graph_->setAutoFillBackground(true);
-  setCentralWidget(graph_);
+  emptyGraph_->setBackgroundRole(QPalette::Base);
+  emptyGraph_->setAutoFillBackground(true);
+  setCentralWidget(emptyGraph_);
 
   irText_ = new IrTextView;
   irTextDock_ = addPanel(tr("IR Text"), QStringLiteral("irTextDock"), irText_);
 
-  timelineDock_ =
-      addPanel(tr("Pass Timeline"), QStringLiteral("passTimelineDock"),
-               new EmptyStateWidget(tr("Pass Timeline"),
-                                    tr("Open a model and press Build to see the pass timeline: one "
-                                       "row per pass with its time and whether it changed the "
-                                       "module, and the module before and after it.")));
+  emptyTimeline_ = new EmptyStateWidget(
+      tr("Pass Timeline"), tr("Open a model and press Build to see the pass timeline: one "
+                              "row per pass with its time and whether it changed the "
+                              "module, and the module before and after it."));
+  timelineDock_ = addPanel(tr("Pass Timeline"), QStringLiteral("passTimelineDock"), emptyTimeline_);
+
+  // The real views exist from the start (they observe the empty session) but
+  // are shown only once a model is open; see showModelViews().
+  graphView_ = new GraphView(session_, this);
+  graphView_->setObjectName("graphView");
+  graphView_->hide();
+  irDiff_ = new IrDiffView(session_, irTextDock_);
+  irDiff_->setObjectName("irDiffView");
+  irDiff_->hide();
+  timeline_ = new PassTimelineView(session_, timelineDock_);
+  timeline_->setObjectName("passTimelineView");
+  timeline_->hide();
 
   paletteDock_ = addPanel(
       tr("Target Palette"), QStringLiteral("targetPaletteDock"),
@@ -153,16 +196,14 @@ void MainWindow::createMenus() {
   view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
 
   QMenu* build = menuBar()->addMenu(tr("&Build"));
-  QAction* buildAction = build->addAction(tr("&Build"));
-  buildAction->setObjectName("buildAction");
-  buildAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-  // Builds belong to the window's session (module, target, pass history),
-  // which the pass timeline and tuning views share. Until that exists the
-  // action stays disabled rather than doing half a build out of sight;
-  // `lowerscope-cli build FILE` builds today.
-  buildAction->setEnabled(false);
-  buildAction->setStatusTip(
-      tr("Build the open model (from the window: not wired yet; use lowerscope-cli build FILE)"));
+  buildAction_ = build->addAction(tr("&Build"), this, &MainWindow::startBuild);
+  buildAction_->setObjectName("buildAction");
+  buildAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  buildAction_->setStatusTip(
+      tr("Run the default pipeline on the open model and record every pass"));
+  cancelAction_ = build->addAction(tr("&Cancel Build"), session_, &Session::cancelBuild);
+  cancelAction_->setObjectName("cancelBuildAction");
+  updateActions();
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* about = help->addAction(tr("&About Lowerscope"), this, &MainWindow::showAbout);
@@ -193,48 +234,226 @@ void MainWindow::rebuildRecentMenu() {
 
 bool MainWindow::openFile(const QString& path, QString* error) {
   const QFileInfo info(path);
-  auto fail = [&](const QString& reason) {
+  auto fail = [&](const QString& reason, bool logIt) {
     const QString message = tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), reason);
-    log_->error(message);
+    if (logIt)
+      log_->error(message);
     if (error)
       *error = message;
     return false;
   };
   if (!info.exists())
-    return fail(tr("no such file"));
+    return fail(tr("no such file"), true);
   if (info.isDir())
-    return fail(tr("it is a directory"));
+    return fail(tr("it is a directory"), true);
   QFile file(info.absoluteFilePath());
   if (!file.open(QIODevice::ReadOnly))
-    return fail(file.errorString());
+    return fail(file.errorString(), true);
+  if (!isModelFile(path))
+    return fail(tr("not a model file (expected .uir text IR or .onnx)"), true);
+
+  // The session parses or imports; its errorOccurred already put the located
+  // message in the log.
+  QString reason;
+  if (!session_->open(info.absoluteFilePath(), &reason)) {
+    const QString name = info.fileName();
+    if (!hasModel()) {
+      // Still useful before any model is open: show what the file is.
+      if (info.suffix().compare(QStringLiteral("onnx"), Qt::CaseInsensitive) == 0 ||
+          info.size() > kMaxTextBytes)
+        irText_->showEmptyState(tr("%1 could not be loaded; see the Log.").arg(name));
+      else if (const QByteArray bytes = file.readAll(); looksBinary(bytes))
+        irText_->showEmptyState(tr("%1 is a binary file, not text IR.").arg(name));
+      else
+        irText_->setText(name, QString::fromUtf8(bytes));
+    }
+    logDock_->raise();
+    return fail(reason, false);
+  }
 
   currentFile_ = info.absoluteFilePath();
-  const QString name = info.fileName();
-  const bool onnx = info.suffix().compare(QStringLiteral("onnx"), Qt::CaseInsensitive) == 0;
-  if (onnx) {
-    irText_->showEmptyState(
-        tr("%1 is an ONNX model: its IR text will appear here once it is imported.").arg(name));
-  } else if (info.size() > kMaxTextBytes) {
-    irText_->showEmptyState(tr("%1 is too large (%2) to show as text.")
-                                .arg(name, QLocale().formattedDataSize(info.size())));
-  } else {
-    const QByteArray bytes = file.readAll();
-    if (looksBinary(bytes))
-      irText_->showEmptyState(tr("%1 is a binary file, not text IR.").arg(name));
-    else
-      irText_->setText(name, QString::fromUtf8(bytes));
-  }
-  graph_->setMessage(tr("The dataflow graph of %1 will appear here.").arg(name));
-
+  showModelViews();
   addRecentFile(currentFile_);
   rebuildRecentMenu();
   updateTitle();
-  irTextDock_->raise();
-  log_->info(
-      tr("Opened %1 (%2)")
-          .arg(QDir::toNativeSeparators(currentFile_), QLocale().formattedDataSize(info.size())));
-  statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
+  updateActions();
+  statusBar()->showMessage(tr("Opened %1 (%2). Press %3 to build.")
+                               .arg(info.fileName(), QLocale().formattedDataSize(info.size()),
+                                    buildAction_->shortcut().toString(QKeySequence::NativeText)),
+                           8000);
   return true;
+}
+
+bool MainWindow::hasModel() const { return session_->hasModule(); }
+
+void MainWindow::showModelViews() {
+  if (centralWidget() == graphView_)
+    return;
+  // Keep the empty states (children of the window, hidden) rather than
+  // deleting them: tests and a future "close model" can bring them back.
+  QWidget* empty = takeCentralWidget();
+  empty->setParent(this);
+  empty->hide();
+  setCentralWidget(graphView_);
+  graphView_->show();
+
+  irText_->hide();
+  irTextDock_->setWidget(irDiff_);
+  irText_->setParent(irTextDock_);
+  irDiff_->show();
+
+  emptyTimeline_->hide();
+  timelineDock_->setWidget(timeline_);
+  emptyTimeline_->setParent(timelineDock_);
+  timeline_->show();
+}
+
+void MainWindow::createStatusWidgets() {
+  buildLabel_ = new QLabel;
+  buildProgress_ = new QProgressBar;
+  buildProgress_->setObjectName("buildProgress");
+  buildProgress_->setRange(0, 0); // the pass count is known only afterwards: busy
+  buildProgress_->setMaximumWidth(160);
+  buildProgress_->setMaximumHeight(16);
+  cancelButton_ = new QPushButton(tr("Cancel"));
+  cancelButton_->setObjectName("cancelBuildButton");
+  cancelButton_->setToolTip(tr("Stop the build before the next pass"));
+  connect(cancelButton_, &QPushButton::clicked, session_, &Session::cancelBuild);
+  statusBar()->addPermanentWidget(buildLabel_);
+  statusBar()->addPermanentWidget(buildProgress_);
+  statusBar()->addPermanentWidget(cancelButton_);
+  for (QWidget* w : {static_cast<QWidget*>(buildLabel_), static_cast<QWidget*>(buildProgress_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->hide();
+}
+
+void MainWindow::connectSession() {
+  connect(session_, &Session::info, log_, &LogView::info);
+  connect(session_, &Session::errorOccurred, this,
+          [this](const QString& message, const QString& file, int line, int column) {
+            QString where = QDir::toNativeSeparators(file);
+            if (line > 0)
+              where += QStringLiteral(":%1:%2").arg(line).arg(column);
+            log_->error(where.isEmpty() ? message : where + QStringLiteral(": ") + message);
+          });
+  connect(session_, &Session::buildStarted, this, [this] {
+    buildLabel_->setText(tr("Building\u2026"));
+    for (QWidget* w : {static_cast<QWidget*>(buildLabel_), static_cast<QWidget*>(buildProgress_),
+                       static_cast<QWidget*>(cancelButton_)})
+      w->show();
+    updateActions();
+  });
+  connect(session_, &Session::buildProgress, this, [this](int count, const QString& pass) {
+    buildLabel_->setText(tr("Pass %1: %2").arg(count).arg(pass));
+  });
+  connect(session_, &Session::buildFinished, this, &MainWindow::onBuildFinished);
+  // A new model starts without a history: nothing to compare.
+  connect(session_, &Session::moduleChanged, this, [this] {
+    graphView_->setDiffMode(false);
+    irDiff_->setDiffMode(false);
+  });
+  connect(graphView_->canvas(), &GraphCanvas::nodeDoubleClicked, this,
+          &MainWindow::onGraphNodeDoubleClicked);
+  connect(graphView_, &GraphView::nodeSelected, this,
+          [this](const QString& name, int) { irDiff_->revealName(name); });
+}
+
+bool MainWindow::startBuild() {
+  if (!session_->startBuild()) {
+    if (!hasModel())
+      statusBar()->showMessage(tr("Open a model first"), 5000);
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::onBuildFinished(bool ok, const QString& summary) {
+  for (QWidget* w : {static_cast<QWidget*>(buildLabel_), static_cast<QWidget*>(buildProgress_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->hide();
+  updateActions();
+  statusBar()->showMessage(summary, 10000);
+  if (!ok) {
+    // Failures are already logged with their location; a cancel is not.
+    if (session_->worker()->lastOutcome().cancelled)
+      log_->warning(summary);
+    logDock_->raise();
+    return;
+  }
+  // A history exists: every pass now has a before and an after to compare.
+  graphView_->setDiffMode(true);
+  irDiff_->setDiffMode(true);
+  timelineDock_->raise();
+}
+
+void MainWindow::onGraphNodeDoubleClicked(int node) {
+  // A call_tir node's callee is a PrimFunc: show its loop nest. (Fused
+  // groups expand in the graph view itself.)
+  LaidOutGraphPtr g = graphView_->shown();
+  if (!g || node < 0 || node >= static_cast<int>(g->graph.nodes.size()))
+    return;
+  const std::string& callee = g->graph.nodes[node].callee;
+  unity::ir::IRModule m = session_->currentModule();
+  if (callee.empty() || !m || !m->contains(callee))
+    return;
+  if (unity::ir::isa<unity::ir::PrimFunc>(m->lookup(callee))) {
+    irDiff_->setFunction(QString::fromStdString(callee));
+    irTextDock_->show();
+    irTextDock_->raise();
+  }
+}
+
+bool MainWindow::selectStep(const QString& spec, QString* error) {
+  if (!session_->hasHistory()) {
+    if (error)
+      *error = tr("pass '%1': the model has not been built").arg(spec);
+    return false;
+  }
+  const int step = session_->findStep(spec, error);
+  if (step < 0)
+    return false;
+  session_->setCurrentStep(step);
+  return true;
+}
+
+bool MainWindow::selectFunction(const QString& name, QString* error) {
+  unity::ir::IRModule m = session_->currentModule();
+  if (!m || !m->contains(name.toStdString())) {
+    if (error)
+      *error = tr("function '%1': the module at step %2 (%3) has no function of that name")
+                   .arg(name)
+                   .arg(session_->currentStep())
+                   .arg(session_->stepName(session_->currentStep()));
+    return false;
+  }
+  if (unity::ir::isa<unity::ir::PrimFunc>(m->lookup(name.toStdString()))) {
+    irDiff_->setFunction(name);
+    irTextDock_->raise();
+  } else {
+    session_->setCurrentFunction(name);
+  }
+  return true;
+}
+
+void MainWindow::updateActions() {
+  const bool building = session_->isBuilding();
+  buildAction_->setEnabled(hasModel() && !building);
+  cancelAction_->setEnabled(building);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedModel(event->mimeData()).isEmpty())
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QString path = droppedModel(event->mimeData());
+  if (path.isEmpty())
+    return;
+  event->acceptProposedAction();
+  QString error;
+  if (!openFile(path, &error))
+    statusBar()->showMessage(error, 10000);
 }
 
 void MainWindow::showOpenDialog() {

@@ -1,19 +1,31 @@
 #pragma once
 // The workbench window: the graph in the centre, docks around it (IR text,
-// pass timeline, target palette, tuning, log). Each panel starts with an empty
-// state that says what will appear there; the session work fills them in.
+// pass timeline, target palette, tuning, log), all over one Session (the
+// document). Each panel starts with an empty state that says what will appear
+// there; the first model opened swaps in the real views (GraphView,
+// IrDiffView, PassTimelineView), which from then on follow the session's
+// current step and function. Builds run off the UI thread through the
+// session; the status bar shows their progress and a Cancel button, and
+// located errors go to the log as file:line:col.
 #include <QMainWindow>
 #include <QSize>
 
 class QAction;
 class QDockWidget;
+class QLabel;
 class QMenu;
+class QProgressBar;
+class QPushButton;
 
 namespace lowerscope {
 
 class EmptyStateWidget;
+class GraphView;
+class IrDiffView;
 class IrTextView;
 class LogView;
+class PassTimelineView;
+class Session;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -23,9 +35,12 @@ public:
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Opens `path` as the current model. On failure logs the reason, leaves the
-  /// current model as it was, returns false and sets `error` if given.
+  /// Opens `path` (.uir or .onnx) as the session's model. On failure logs the
+  /// reason (with its location), leaves the current model as it was, returns
+  /// false and sets `error` if given.
   bool openFile(const QString& path, QString* error = nullptr);
+  /// True once a model is open: the real views replace the empty states.
+  bool hasModel() const;
   QString currentFile() const { return currentFile_; }
 
   /// Restores geometry, dock layout and state saved by a previous session
@@ -37,27 +52,63 @@ public:
   void resetLayout();
 
   QList<QDockWidget*> docks() const;
-  EmptyStateWidget* graphView() const { return graph_; }
+  Session* session() const { return session_; }
+  /// The centre before a model is open.
+  EmptyStateWidget* emptyGraph() const { return emptyGraph_; }
+  /// The IR text placeholder before a model is open (says what a file is).
   IrTextView* irTextView() const { return irText_; }
+  GraphView* graphView() const { return graphView_; }
+  IrDiffView* irDiffView() const { return irDiff_; }
+  PassTimelineView* timelineView() const { return timeline_; }
   LogView* logView() const { return log_; }
+  QAction* buildAction() const { return buildAction_; }
+
+  /// Shows the step `spec` names ("7", "FuseOps") with before/after views;
+  /// false (and `error`) when the history has no such step.
+  bool selectStep(const QString& spec, QString* error = nullptr);
+  /// Shows function `name`: a graph-level function in the graph view, a
+  /// PrimFunc as its loop nest in the IR view. False (and `error`) when the
+  /// current module has no function of that name.
+  bool selectFunction(const QString& name, QString* error = nullptr);
 
 public Q_SLOTS:
   void showOpenDialog();
   void showAbout();
+  /// Starts a build of the open model off the UI thread; false when there is
+  /// no model or a build runs already.
+  bool startBuild();
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
 private:
   QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* content);
   void createPanels();
   void createMenus();
   void rebuildRecentMenu();
+  void createStatusWidgets();
+  void connectSession();
+  void showModelViews();
+  void onBuildFinished(bool ok, const QString& summary);
+  void onGraphNodeDoubleClicked(int node);
+  void updateActions();
   void updateTitle();
 
-  EmptyStateWidget* graph_ = nullptr;
+  Session* session_ = nullptr;
+  EmptyStateWidget* emptyGraph_ = nullptr;
   IrTextView* irText_ = nullptr;
+  QWidget* emptyTimeline_ = nullptr;
+  GraphView* graphView_ = nullptr;
+  IrDiffView* irDiff_ = nullptr;
+  PassTimelineView* timeline_ = nullptr;
   LogView* log_ = nullptr;
+  QAction* buildAction_ = nullptr;
+  QAction* cancelAction_ = nullptr;
+  QLabel* buildLabel_ = nullptr;
+  QProgressBar* buildProgress_ = nullptr;
+  QPushButton* cancelButton_ = nullptr;
   QDockWidget* irTextDock_ = nullptr;
   QDockWidget* timelineDock_ = nullptr;
   QDockWidget* paletteDock_ = nullptr;
