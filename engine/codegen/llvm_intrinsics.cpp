@@ -27,7 +27,7 @@ constexpr std::array<std::pair<std::string_view, llvm::Intrinsic::ID>, 12> kLLVM
     {"fabs", llvm::Intrinsic::fabs},
     {"floor", llvm::Intrinsic::floor},
     {"ceil", llvm::Intrinsic::ceil},
-    {"round", llvm::Intrinsic::round},
+    {"round", llvm::Intrinsic::roundeven}, // half to even, as ONNX, numpy and the interpreter
     {"trunc", llvm::Intrinsic::trunc},
     {"sin", llvm::Intrinsic::sin},
     {"cos", llvm::Intrinsic::cos},

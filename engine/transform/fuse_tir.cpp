@@ -9,7 +9,8 @@
 // the actual buffers' shapes, and every variable and buffer the callee
 // defines (loops, block iterators, lets, local buffers) is copied fresh, so
 // calling one PrimFunc twice in a group yields two independent loop nests.
-// Intermediates are local allocations around the sequence of nests; the
+// Intermediates, and the callees' own root-block buffers, are local
+// allocations around the sequence of nests; the
 // default schedule and the tuner later inline or fuse the loops.
 #include <unordered_map>
 
@@ -193,7 +194,18 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
             in.varMap[sv] = actual[k]->shape[d];
         in.bufMap[formal.get()] = actual[k];
       }
-      stmts.push_back(in.mutate(callee->body));
+      // A callee's root block (no iterators) only scopes its intermediates;
+      // hoist them to the fused function so that later scheduling (inlining
+      // a producer into a consumer of another callee) never moves a use out
+      // of its buffer's scope.
+      Stmt inlined = in.mutate(callee->body);
+      if (auto* root = as<Block>(inlined);
+          root && root->iters.empty() && !root->init && !root->predicate) {
+        for (auto& a : root->allocs)
+          locals.push_back(a);
+        inlined = root->body;
+      }
+      stmts.push_back(inlined);
     }
   }
   for (auto& o : outputs) {
