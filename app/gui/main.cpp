@@ -11,11 +11,13 @@
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
 #include "views/graph_view.h"
+#include "views/ir_diff_view.h"
 #include "views/log_view.h"
 #include "views/session.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 #include <algorithm>
 #include <cstdio>
@@ -76,11 +78,45 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
   }
   if (!selectView(window, options, error))
     return false;
+  if (!session->hasModule())
+    return true; // the empty workbench
   if (!window.graphView()->waitForLayout(left())) {
     *error = QStringLiteral("the graph layout did not finish within %1").arg(limit);
     return false;
   }
+  const lowerscope::LaidOutGraphPtr graph = window.graphView()->shown();
+  if (!graph) {
+    *error = QStringLiteral("no graph to show");
+    return false;
+  }
+  if (!graph->error.isEmpty()) {
+    *error = QStringLiteral("the graph cannot be drawn: %1").arg(graph->error);
+    return false;
+  }
   return true;
+}
+
+/// One line saying what the screenshot shows, so scripts (and the CTest
+/// cases) can tell a graph after a pass from an empty window.
+QString describe(const lowerscope::MainWindow& window) {
+  const lowerscope::Session* session = window.session();
+  if (!session->hasModule())
+    return QStringLiteral("no model open");
+  const int step = session->currentStep();
+  QString text = QStringLiteral("%1 at step %2 (%3)")
+                     .arg(QFileInfo(session->path()).fileName())
+                     .arg(step)
+                     .arg(session->stepName(step));
+  if (const lowerscope::LaidOutGraphPtr g = window.graphView()->shown())
+    text += QStringLiteral(", graph of %1: %2 nodes, %3 fused groups%4")
+                .arg(QString::fromStdString(g->graph.function))
+                .arg(g->graph.nodes.size())
+                .arg(g->graph.clusters.size())
+                .arg(window.graphView()->diffMode() ? QStringLiteral(", before/after") : QString());
+  const QString function = window.irDiffView()->function();
+  text += QStringLiteral("; IR text: %1")
+              .arg(function.isEmpty() ? QStringLiteral("whole module") : function);
+  return text;
 }
 
 } // namespace
@@ -148,6 +184,11 @@ int main(int argc, char** argv) {
                           .arg(options.screenshotPath, error));
       return 1;
     }
+    printTo(stdout, QStringLiteral("lowerscope: wrote %1 (%2x%3): %4\n")
+                        .arg(options.screenshotPath)
+                        .arg(size.width())
+                        .arg(size.height())
+                        .arg(describe(window)));
     return 0;
   }
 

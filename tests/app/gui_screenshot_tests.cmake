@@ -1,0 +1,61 @@
+# lowerscope --screenshot with a model (included from tests/app/CMakeLists.txt,
+# GUI builds only): the window after --open, after --build --pass, with a
+# PrimFunc chosen by --function; each PNG is checked by png_check and the
+# "wrote ..." line must name the step and function asked for. Bad --pass /
+# --function / --build without --open exit 1 and say why.
+set(GUI_SHOTS "${CMAKE_CURRENT_BINARY_DIR}/gui_shots")
+file(MAKE_DIRECTORY "${GUI_SHOTS}")
+set(SHOT_MLP "${PROJECT_SOURCE_DIR}/resources/examples/mlp.uir")
+set(SHOT_CNN "${PROJECT_SOURCE_DIR}/resources/examples/cnn.uir")
+set(CHECK_SCREENSHOT "${CMAKE_CURRENT_SOURCE_DIR}/check_screenshot.cmake")
+
+add_test(NAME gui_screenshot_open COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_MLP}" -DOUT=${GUI_SHOTS}/open_mlp.png -DSIZE=1400x900
+  "-DEXPECT_TEXT=mlp.uir at step 0 (Input)|graph of main: 11 nodes|IR text: whole module"
+  -P ${CHECK_SCREENSHOT})
+# cnn after FuseOps (step 7, as in cli_render_png_after_fuse): the fused groups
+# are clusters, shown before/after.
+add_test(NAME gui_screenshot_build_pass COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_CNN}|--build|--pass|FuseOps" -DOUT=${GUI_SHOTS}/cnn_fuse.png
+  -DSIZE=1400x900
+  "-DEXPECT_TEXT=cnn.uir at step 7 (FuseOps)|graph of main|before/after"
+  -P ${CHECK_SCREENSHOT})
+# --pass alone implies --build; a PrimFunc made by LegalizeOps shows as text.
+add_test(NAME gui_screenshot_pass_function COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_MLP}|--pass|5|--function|matmul" -DOUT=${GUI_SHOTS}/mlp_matmul.png
+  -DSIZE=1280x800
+  "-DEXPECT_TEXT=mlp.uir at step 5 (LegalizeOps)|graph of main|IR text: matmul"
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_screenshot_unknown_pass COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--open|${SHOT_MLP}|--pass|NoSuchPass|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=pass 'NoSuchPass': no pass of that name ran|FuseOps"
+  -P ${RUN_AND_CHECK})
+add_test(NAME gui_screenshot_unknown_function COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--open|${SHOT_MLP}|--function|nope|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=function 'nope'|has no function of that name"
+  -P ${RUN_AND_CHECK})
+add_test(NAME gui_build_needs_open COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope> "-DARGS=--build|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=--build needs a model: give --open FILE"
+  -P ${RUN_AND_CHECK})
+set_tests_properties(gui_screenshot_open gui_screenshot_build_pass gui_screenshot_pass_function
+  gui_screenshot_unknown_pass gui_screenshot_unknown_function gui_build_needs_open
+  PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 120)
+
+if(XVFB_RUN)
+  add_test(NAME gui_screenshot_build_pass_xvfb COMMAND ${CMAKE_COMMAND}
+    -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+    "-DLAUNCHER=${XVFB_RUN}|-a|-s|-screen 0 1600x1200x24"
+    "-DARGS=--open|${SHOT_CNN}|--pass|FuseOps" -DOUT=${GUI_SHOTS}/cnn_fuse_xvfb.png
+    -DSIZE=1280x800 "-DEXPECT_TEXT=cnn.uir at step 7 (FuseOps)|before/after"
+    -P ${CHECK_SCREENSHOT})
+  set_tests_properties(gui_screenshot_build_pass_xvfb PROPERTIES
+    ENVIRONMENT "QT_QPA_PLATFORM=xcb"
+    ENVIRONMENT_MODIFICATION "WAYLAND_DISPLAY=unset:"
+    LABELS gui TIMEOUT 120)
+endif()
