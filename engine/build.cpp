@@ -197,7 +197,10 @@ BuildResult build(const ir::IRModule& m, const BuildOptions& opts) {
   ir::IRModule start = m;
   if (composite) {
     start = ir::withAttrs(m, m->attrs.with("target", r.composite));
-    std::vector<transform::PassRef> pre{transform::assignTargetsPass(),
+    // Claims need struct info on every binding: normalize first (a loaded,
+    // unnormalized module would otherwise lose claims silently).
+    std::vector<transform::PassRef> pre{transform::findPass("Normalize")->create(),
+                                        transform::assignTargetsPass(),
                                         transform::partitionByTargetPass()};
     for (auto& [sub, t] : ct.targets) {
       auto* kind = target::findTargetKind(t.kind);

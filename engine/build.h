@@ -60,7 +60,7 @@ codegen::NamedPrimFuncs primFuncsOf(const ir::IRModule& m);
 
 /// A plain target ("llvm -mcpu=native") builds as before. A composite target
 /// ("fast: llvm; compat: c; blas: openblas", or any non-llvm kind) stores
-/// itself in the module attribute "target", runs AssignTargets,
+/// itself in the module attribute "target", runs Normalize, AssignTargets,
 /// PartitionByTarget and each sub-target kind's graph_to_tir hook before the
 /// pipeline, gives every tensor function to the sub-target of its callers
 /// (copying and renaming a function shared by several sub-targets), and

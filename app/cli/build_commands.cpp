@@ -111,6 +111,34 @@ void dumpPasses(const unity::BuildResult& r, const fs::path& dir) {
 
 void emitArtifacts(const unity::BuildResult& r, const fs::path& dir) {
   fs::create_directories(dir);
+  if (!r.parts.empty()) {
+    // Composite build: one folder per sub-target with what its codegen made.
+    nlohmann::json index = nlohmann::json::array();
+    for (auto& p : r.parts) {
+      fs::path sub = dir / p.name;
+      fs::create_directories(sub);
+      nlohmann::json files = nlohmann::json::array();
+      auto put = [&](const std::string& file, const std::string& data) {
+        if (data.empty())
+          return;
+        writeFile(sub / file, data);
+        files.push_back(file);
+      };
+      put("module.c", p.cSource);
+      put("module.ll", p.llvmIR);
+      put("module.s", p.assembly);
+      put("module.o", std::string(p.object.begin(), p.object.end()));
+      index.push_back({{"name", p.name},
+                       {"target", p.target},
+                       {"functions", p.functions},
+                       {"compile_only", p.compileOnly},
+                       {"note", p.note},
+                       {"files", files}});
+    }
+    writeFile(dir / "parts.json", index.dump(2) + "\n");
+    writeFile(dir / "lowered.uir", unity::text::printModule(r.lowered));
+    return;
+  }
   std::string ir, asmText;
   std::vector<char> obj;
   if (r.compiled) {
@@ -161,7 +189,9 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
       app.add_subcommand("build", "Lower a model through a pass pipeline and generate code");
   addBuildFlags(b, *build);
   b->add_option("--dump-passes", build->dumpDir, "Write the module after every pass + index.json");
-  b->add_option("--emit", build->emitDir, "Write LLVM IR, assembly and object code");
+  b->add_option("--emit", build->emitDir,
+                "Write LLVM IR, assembly and object code (composite targets: one folder per "
+                "sub-target with its C source / LLVM IR / assembly / object, and parts.json)");
   out.push_back({b, [build] {
                    auto r = buildFrom(*build);
                    if (!build->dumpDir.empty())
@@ -174,8 +204,8 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
                      changed += rec.changed;
                    fmt::print("built {} for '{}': {} passes ({} changed the module) in {:.1f} ms, "
                               "{} kernels, codegen {:.1f} ms{}\n",
-                              build->file, r.target.str(), r.records.size(), changed, r.passesMs,
-                              kernels, r.codegenMs,
+                              build->file, r.composite.empty() ? r.target.str() : r.composite,
+                              r.records.size(), changed, r.passesMs, kernels, r.codegenMs,
                               r.compileOnly() ? " (compile-only target)" : "");
                    return 0;
                  }});

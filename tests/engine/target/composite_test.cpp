@@ -324,3 +324,15 @@ TEST(CompositeBuild, TargetPassesAreRegistered) {
   for (const char* p : {"AnnotateTarget", "AssignTargets", "PartitionByTarget"})
     EXPECT_NE(transform::findPass(p), nullptr) << p;
 }
+
+TEST(AssignTargets, BuildNormalizesFirstSoAnUnnormalizedModuleKeepsItsClaims) {
+  // Straight from the parser: intermediate bindings carry no struct info yet.
+  IRModule m = text::parseModule(readExample("mlp.uir"), "mlp.uir");
+  BuildOptions opts;
+  opts.target = "cpu: llvm; blas: openblas";
+  BuildResult r = build(m, opts);
+  const SubTargetArtifacts* blas = part(r, "blas");
+  ASSERT_NE(blas, nullptr);
+  EXPECT_EQ(blas->functions.size(), 2u);
+  EXPECT_TRUE(part(r, "cpu")->functions.empty());
+}
