@@ -166,7 +166,7 @@ void MainWindow::resetLayout() {
   tabifyDockWidget(timelineDock_, tuningDock_);
   timelineDock_->raise();
 
-  resizeDocks({paletteDock_, irTextDock_}, {250, 460}, Qt::Horizontal);
+  resizeDocks({paletteDock_, irTextDock_}, {190, 500}, Qt::Horizontal);
   resizeDocks({timelineDock_}, {260}, Qt::Vertical);
   resizeDocks({timelineDock_, logDock_}, {640, 500}, Qt::Horizontal);
 }
