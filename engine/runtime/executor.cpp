@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "engine/ir/functor.h"
+#include "engine/ir/int_eval.h"
 #include "engine/runtime/kernel_call.h"
 #include "engine/support/error.h"
 #include "engine/transform/lower_executor.h"
@@ -26,16 +27,6 @@ void Value::flatten(std::vector<Tensor>& out) const {
       f.flatten(out);
 }
 
-namespace {
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
-
-} // namespace
-
 /// Evaluation of one call of a graph-level function.
 struct FrameEval {
   Executable& ex;
@@ -54,62 +45,16 @@ struct FrameEval {
   }
 
   int64_t evalInt(const PrimExpr& e, const Span& span) {
-    if (auto* i = as<IntImm>(e))
-      return i->value;
-    if (auto* v = as<PrimVar>(e)) {
-      auto it = shapeEnv.find(v);
-      if (it == shapeEnv.end())
-        fail(span, "shape variable '" + v->name + "' is not bound");
-      return it->second;
+    try {
+      return evalIntExpr(e, [&](const PrimVar* v) -> std::optional<int64_t> {
+        auto it = shapeEnv.find(v);
+        if (it == shapeEnv.end())
+          return std::nullopt;
+        return it->second;
+      });
+    } catch (const Error& err) {
+      fail(span, err.message());
     }
-    if (auto* b = as<BinaryExpr>(e)) {
-      int64_t x = evalInt(b->a, span), y = evalInt(b->b, span);
-      switch (b->op()) {
-      case NodeKind::Add:
-        return x + y;
-      case NodeKind::Sub:
-        return x - y;
-      case NodeKind::Mul:
-        return x * y;
-      case NodeKind::Div:
-      case NodeKind::FloorDiv:
-      case NodeKind::FloorMod:
-        if (y == 0)
-          fail(span, "division by zero in a shape expression");
-        if (b->op() == NodeKind::Div)
-          return x / y;
-        return b->op() == NodeKind::FloorDiv ? floorDiv(x, y) : floorMod(x, y);
-      case NodeKind::Min:
-        return std::min(x, y);
-      case NodeKind::Max:
-        return std::max(x, y);
-      case NodeKind::EQ:
-        return x == y;
-      case NodeKind::NE:
-        return x != y;
-      case NodeKind::LT:
-        return x < y;
-      case NodeKind::LE:
-        return x <= y;
-      case NodeKind::GT:
-        return x > y;
-      case NodeKind::GE:
-        return x >= y;
-      case NodeKind::And:
-        return x && y;
-      case NodeKind::Or:
-        return x || y;
-      default:
-        break;
-      }
-    }
-    if (auto* s = as<Select>(e))
-      return evalInt(s->cond, span) ? evalInt(s->t, span) : evalInt(s->f, span);
-    if (auto* c = as<CastExpr>(e))
-      return evalInt(c->value, span);
-    if (auto* n = as<NotExpr>(e))
-      return !evalInt(n->a, span);
-    fail(span, std::string("cannot evaluate shape expression of kind ") + kindName(e->kind()));
   }
 
   bool tryEvalInt(const PrimExpr& e, int64_t& out) {
