@@ -39,6 +39,7 @@
 #include <unordered_set>
 
 #include "engine/ir/functor.h"
+#include "engine/transform/call_tir.h"
 
 namespace unity::transform {
 
@@ -47,16 +48,6 @@ using namespace ir;
 namespace {
 
 constexpr int kRoot = -1;
-
-const Call* asCallTIR(const Expr& e) {
-  auto* c = as<Call>(e);
-  if (!c)
-    return nullptr;
-  auto* op = as<OpRef>(c->op);
-  if (!op || op->name != "call_tir" || c->args.empty() || !isa<GlobalVar>(c->args[0]))
-    return nullptr;
-  return c;
-}
 
 int patternOf(const IRModule& m, const Binding& b) {
   auto* c = asCallTIR(b->value);

@@ -16,6 +16,7 @@
 
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
+#include "engine/transform/call_tir.h"
 #include "engine/transform/fuse_ops.h"
 
 namespace unity::transform {
@@ -23,16 +24,6 @@ namespace unity::transform {
 using namespace ir;
 
 namespace {
-
-const Call* asCallTIR(const Expr& e) {
-  auto* c = as<Call>(e);
-  if (!c)
-    return nullptr;
-  auto* op = as<OpRef>(c->op);
-  if (!op || op->name != "call_tir" || c->args.size() < 2 || !isa<GlobalVar>(c->args[0]))
-    return nullptr;
-  return c;
-}
 
 /// Copies a statement with fresh definitions and given buffer/var maps.
 struct Inliner : StmtMutator {

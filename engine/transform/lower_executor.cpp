@@ -6,22 +6,13 @@
 
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
+#include "engine/transform/call_tir.h"
 
 namespace unity::transform {
 
 using namespace ir;
 
 namespace {
-
-const Call* asCallTIR(const Expr& e) {
-  auto* c = as<Call>(e);
-  if (!c)
-    return nullptr;
-  auto* op = as<OpRef>(c->op);
-  if (!op || op->name != "call_tir" || c->args.size() < 2 || !isa<GlobalVar>(c->args[0]))
-    return nullptr;
-  return c;
-}
 
 void usedVars(const Expr& e, std::unordered_set<const VarNode*>& out) {
   postOrderVisit(e, [&](const Expr& x) {
