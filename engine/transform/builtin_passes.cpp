@@ -2,6 +2,7 @@
 // pass to the engine means writing it and listing it here.
 #include "engine/ir/arith.h"
 #include "engine/transform/default_schedule.h"
+#include "engine/transform/fold_constant.h"
 #include "engine/transform/fuse_ops.h"
 #include "engine/transform/graph_cleanup.h"
 #include "engine/transform/legalize.h"
@@ -38,6 +39,9 @@ void registerBuiltinPasses() {
          return makePass({"Normalize", PassLevel::Graph, 0, {}},
                          [](const ir::IRModule& m, PassContext&) { return normalize(m); });
        }});
+  registerPass({"FoldConstant", PassLevel::Graph,
+                "evaluate operator calls on constants at compile time (reference evaluator)",
+                foldConstantPass});
   registerPass({"DeadCodeElimination", PassLevel::Graph,
                 "remove unused bindings and functions unreachable from entry functions",
                 deadCodeEliminationPass});
@@ -68,11 +72,12 @@ void registerBuiltinPasses() {
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
 
-  registerPipeline({"default",
-                    "the default lowering for the llvm target",
-                    {"Normalize", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
-                     "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination",
-                     "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"}});
+  registerPipeline(
+      {"default",
+       "the default lowering for the llvm target",
+       {"Normalize", "FoldConstant", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
+        "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination", "DefaultSchedule",
+        "LowerBlocks", "Simplify", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform
