@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -31,6 +33,7 @@ struct BuildArgs {
   std::string pipeline = "default";
   std::string passes;
   std::string dumpDir, emitDir;
+  bool reportMemory = false;
 };
 
 void addBuildFlags(CLI::App* sub, BuildArgs& a) {
@@ -181,6 +184,36 @@ unity::Tensor randomTensor(const unity::ir::TensorSInfo* t, const std::string& n
   return x;
 }
 
+/// Heap bytes in use (glibc's allocator statistics).
+size_t heapInUse() { return mallinfo2().uordblks; }
+
+/// How much memory the pass history costs next to one module. Nodes that a
+/// pass did not change are shared between the records, so the history should
+/// cost little more than what the passes really rebuilt.
+int reportMemory(const BuildArgs& a) {
+  size_t m0 = heapInUse();
+  unity::ir::IRModule m = loadModule(a.file);
+  size_t m1 = heapInUse();
+  unity::BuildOptions o;
+  o.target = a.target;
+  o.pipeline = a.pipeline;
+  o.passes = splitComma(a.passes);
+  o.codegen = false;
+  auto r = std::make_unique<unity::BuildResult>(unity::build(m, o));
+  size_t m2 = heapInUse();
+  size_t records = r->records.size();
+  r->records.clear();
+  r->records.shrink_to_fit();
+  size_t m3 = heapInUse();
+  auto kib = [](size_t b) { return static_cast<double>(b) / 1024.0; };
+  fmt::print("memory of {}: input module {:.1f} KiB; after {} passes the lowered module adds "
+             "{:.1f} KiB; the full pass history ({} records, before/after of each) adds "
+             "{:.1f} KiB more ({:.2f}x the input module)\n",
+             a.file, kib(m1 - m0), records, kib(m3 > m1 ? m3 - m1 : 0), records,
+             kib(m2 > m3 ? m2 - m3 : 0), m1 > m0 ? double(m2 - m3) / double(m1 - m0) : 0.0);
+  return 0;
+}
+
 } // namespace
 
 void addBuildCommands(CLI::App& app, CommandList& out) {
@@ -192,7 +225,12 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
   b->add_option("--emit", build->emitDir,
                 "Write LLVM IR, assembly and object code (composite targets: one folder per "
                 "sub-target with its C source / LLVM IR / assembly / object, and parts.json)");
+  b->add_flag("--report-memory", build->reportMemory,
+              "Measure the heap held by the input module, the lowered module and the pass "
+              "history (passes only, no code generation)");
   out.push_back({b, [build] {
+                   if (build->reportMemory)
+                     return reportMemory(*build);
                    auto r = buildFrom(*build);
                    if (!build->dumpDir.empty())
                      dumpPasses(r, build->dumpDir);
