@@ -562,20 +562,23 @@ private:
     const BufferRef& buf = op->buffer;
     llvm::Type* elemTy = storageTypeOf(buf->dtype);
     int64_t elemBytes = buf->dtype.bytes();
-    std::optional<int64_t> constElems = 1;
+    // A plain flag rather than std::optional: GCC 12 -O3 reports a false
+    // -Wmaybe-uninitialized through the optional.
+    int64_t constElems = 1;
+    bool allConst = true;
     for (auto& d : buf->shape) {
       auto c = asConstInt(d);
       if (!c)
-        constElems.reset();
-      else if (constElems)
-        *constElems *= *c;
+        allConst = false;
+      else
+        constElems *= *c;
     }
-    if (constElems && *constElems < 0)
+    if (allConst && constElems < 0)
       fail("buffer '" + buf->name + "' has a negative size");
     llvm::Value* ptr;
-    bool onHeap = !constElems || *constElems * elemBytes > kMaxStackAllocBytes;
+    bool onHeap = !allConst || constElems * elemBytes > kMaxStackAllocBytes;
     if (!onHeap) {
-      ptr = entryAlloca(elemTy, b_.getInt64(std::max<int64_t>(*constElems, 1)), buf->name);
+      ptr = entryAlloca(elemTy, b_.getInt64(std::max<int64_t>(constElems, 1)), buf->name);
     } else {
       llvm::Value* elems = b_.getInt64(1);
       for (auto& d : buf->shape)
