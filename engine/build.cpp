@@ -233,6 +233,7 @@ BuildResult build(const ir::IRModule& m, const BuildOptions& opts) {
       SubTargetArtifacts part;
       part.name = sub;
       part.target = t.str();
+      part.compileOnly = !t.isHost(); // also reported for a part that got no functions
       auto* kind = target::findTargetKind(t.kind);
       if (!kind || !kind->hooks || !kind->hooks->tirToRuntime)
         throw Error("target kind '" + t.kind + "' of sub-target '" + sub +

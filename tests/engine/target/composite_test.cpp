@@ -336,3 +336,15 @@ TEST(AssignTargets, BuildNormalizesFirstSoAnUnnormalizedModuleKeepsItsClaims) {
   EXPECT_EQ(blas->functions.size(), 2u);
   EXPECT_TRUE(part(r, "cpu")->functions.empty());
 }
+
+TEST(CompositeBuild, EmptyCrossPartIsStillReportedCompileOnly) {
+  BuildOptions opts;
+  opts.target = "cpu: llvm; m7: cortex-m7";
+  BuildResult r = build(transform::normalize(text::parseModule(kDiamond)), opts);
+  ASSERT_NE(part(r, "m7"), nullptr);
+  EXPECT_TRUE(part(r, "m7")->functions.empty());
+  EXPECT_TRUE(part(r, "m7")->compileOnly);
+  EXPECT_FALSE(part(r, "cpu")->compileOnly);
+  auto in = inputsFor(r.input, 1, 4);
+  EXPECT_EQ(r.executable->runTensors(in).size(), 1u); // nothing needs the m7 part
+}
