@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& c : commands)
-      if (c.sub->parsed()) return c.run();
+      if (c.sub->parsed())
+        return c.run();
   } catch (const unity::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -1,7 +1,7 @@
 #include "engine/codegen/llvm_info.h"
 
-#include <llvm/Config/llvm-config.h>
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/TargetParser/Host.h>
 
 namespace unity::codegen {
