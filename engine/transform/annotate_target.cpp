@@ -1,6 +1,7 @@
 // AnnotateTarget: records "function/binding=subtarget" entries in the module
 // attribute "target.annotations" (sorted, one per binding) after checking
 // that the function, the bindings and the sub-target exist.
+#include <algorithm>
 #include <map>
 
 #include "engine/support/error.h"
@@ -53,6 +54,54 @@ IRModule annotateTarget(const IRModule& m, const std::string& function,
   for (auto& [k, v] : entries)
     list.push_back(k + "=" + v);
   return withAttrs(m, m->attrs.with(kTargetAnnotationsAttr, list));
+}
+
+IRModule annotateByName(const IRModule& m,
+                        const std::vector<std::pair<std::string, std::string>>& assignments) {
+  // name -> (function -> bindings) over every graph function's bindings.
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> index;
+  for (auto& [gv, fnExpr] : m->functions) {
+    auto* fn = as<Function>(fnExpr);
+    auto* seq = fn ? as<SeqExpr>(fn->body) : nullptr;
+    if (!seq)
+      continue;
+    for (auto& blk : seq->blocks)
+      for (auto& b : blk->bindings) {
+        index[b->var->name][gv].push_back(b->var->name);
+        for (auto& origin : b->span.origins) {
+          auto colon = origin.rfind(':');
+          auto node = colon == std::string::npos ? origin : origin.substr(0, colon);
+          auto& list = index[node][gv];
+          if (node != b->var->name &&
+              std::find(list.begin(), list.end(), b->var->name) == list.end())
+            list.push_back(b->var->name);
+        }
+      }
+  }
+  std::vector<std::string> unknown;
+  for (auto& [name, sub] : assignments)
+    if (!index.count(name))
+      unknown.push_back(name);
+  if (!unknown.empty()) {
+    std::string msg = "no binding or source-model node named ";
+    for (size_t i = 0; i < unknown.size(); ++i)
+      msg += (i ? ", '" : "'") + unknown[i] + "'";
+    throw Error(msg + " in the module");
+  }
+  IRModule out = m;
+  for (auto& [name, sub] : assignments) {
+    auto& byFn = index.at(name);
+    if (byFn.size() > 1) {
+      std::string fns;
+      for (auto& [f, _] : byFn)
+        fns += (fns.empty() ? "'" : ", '") + f + "'";
+      throw Error("'" + name + "' names bindings in several functions (" + fns +
+                  "); name a binding of one function");
+    }
+    auto& [fn, bindings] = *byFn.begin();
+    out = annotateTarget(out, fn, bindings, sub);
+  }
+  return out;
 }
 
 PassRef annotateTargetPass(std::string function, std::vector<std::string> bindings,

@@ -24,6 +24,17 @@ inline constexpr const char* kTargetAnnotationsAttr = "target.annotations";
 /// "target" attribute) an unknown sub-target.
 ir::IRModule annotateTarget(const ir::IRModule& m, const std::string& function,
                             const std::vector<std::string>& bindings, const std::string& subTarget);
+/// Marks bindings named by the user for sub-targets, across all graph-level
+/// functions. Each name is either a binding's variable name or the name of a
+/// source-model node among a binding's origins (an ONNX node "Conv_3" matches
+/// the origin "Conv_3:Conv"); a node name may match several bindings (after
+/// legalization one node can become a few), and all are marked. Throws one
+/// unity::Error listing every name that matches nothing, and for a name that
+/// matches bindings in more than one function. Used by the CLI's `--assign`
+/// and the workbench's drag-to-target.
+ir::IRModule annotateByName(const ir::IRModule& m,
+                            const std::vector<std::pair<std::string, std::string>>& assignments);
+
 /// The annotations of a module as (function, binding, sub-target).
 struct TargetAnnotation {
   std::string function, binding, subTarget;

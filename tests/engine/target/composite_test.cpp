@@ -239,6 +239,46 @@ TEST(PartitionByTarget, UnknownBindingOrSubTargetIsAnError) {
   EXPECT_THROW(transform::annotateTarget(m, "nofunc", {"a"}, "other"), Error);
 }
 
+TEST(AnnotateByName, BindingAndSourceNodeNamesAreResolved) {
+  // A binding name and a source-model node name (from a span origin).
+  IRModule m = transform::normalize(text::parseModule(kDiamond));
+  m = withAttrs(m, m->attrs.with("target", std::string("cpu: llvm; other: c")));
+  auto* fn = as<Function>(m->lookup("main"));
+  auto* seq = as<SeqExpr>(fn->body);
+  ASSERT_TRUE(seq);
+  // Give binding "c" the origin "Relu_7:Relu", as the ONNX importer does.
+  std::vector<Ref<BindingBlock>> blocks;
+  for (auto& blk : seq->blocks) {
+    std::vector<Binding> bs;
+    for (auto& b : blk->bindings) {
+      Span span = b->span;
+      if (b->var->name == "c")
+        span.origins = {"Relu_7:Relu"};
+      bs.push_back(make<VarBinding>(b->var, b->value, span));
+    }
+    blocks.push_back(make<BindingBlock>(bs, blk->dataflow));
+  }
+  auto body = make<SeqExpr>(blocks, seq->body);
+  auto nf = make<Function>(fn->params, body, fn->retSInfo, fn->attrs, fn->pure);
+  m = makeModule({{"main", nf}}, m->attrs);
+
+  IRModule a = transform::annotateByName(m, {{"a", "other"}, {"Relu_7", "cpu"}});
+  std::map<std::string, std::string> got;
+  for (auto& t : transform::targetAnnotations(a))
+    got[t.function + "/" + t.binding] = t.subTarget;
+  EXPECT_EQ(got, (std::map<std::string, std::string>{{"main/a", "other"}, {"main/c", "cpu"}}));
+
+  try {
+    transform::annotateByName(m, {{"a", "other"}, {"nope", "cpu"}, {"Conv_9", "cpu"}});
+    FAIL() << "unknown names must be refused";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("'nope'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'Conv_9'"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(transform::annotateByName(m, {{"a", "nowhere"}}), Error);
+}
+
 // --- AssignTargets -------------------------------------------------------------
 
 TEST(AssignTargets, LibraryClaimsAndExplicitAnnotationsWin) {
