@@ -22,6 +22,7 @@
 #include "engine/ir/functor.h"
 #include "engine/ir/intrinsics.h"
 #include "engine/support/error.h"
+#include "engine/transform/storage_rewrite.h"
 #include "engine/transform/tir_lower.h"
 
 namespace unity::codegen {
@@ -222,6 +223,22 @@ private:
       line("{");
       ++indent_;
       std::string n = defineBuffer(buf);
+      // Small constant-size temporaries (what StorageRewrite leaves inside
+      // loops) live on the stack, as in the LLVM backend.
+      int64_t elems = 1;
+      for (auto& d : buf->shape) {
+        auto c = asConstInt(d);
+        elems = elems >= 0 && c && *c >= 0 && elems <= transform::kMaxStackBytes ? elems * *c : -1;
+      }
+      if (elems >= 0 && elems * std::max(1, buf->dtype.bytes()) <= transform::kMaxStackBytes) {
+        line(storage(buf->dtype) + " " + n + "_stack[" +
+             std::to_string(std::max<int64_t>(elems, 1)) + "] __attribute__((aligned(64)));");
+        line(storage(buf->dtype) + "* restrict " + n + " = " + n + "_stack;");
+        stmt(op->body);
+        --indent_;
+        line("}");
+        return;
+      }
       line(storage(buf->dtype) + "* restrict " + n + " = (" + storage(buf->dtype) +
            "*)malloc((size_t)(" + size + ") + 1);");
       std::string cleanup;

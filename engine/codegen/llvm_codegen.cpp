@@ -37,6 +37,7 @@
 #include "engine/codegen/llvm_intrinsics.h"
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
+#include "engine/transform/storage_rewrite.h"
 #include "engine/transform/tir_lower.h"
 
 namespace unity::codegen::detail {
@@ -45,8 +46,9 @@ using namespace ir;
 
 namespace {
 
-/// Local buffers up to this many bytes with a constant size live on the stack.
-constexpr int64_t kMaxStackAllocBytes = 64 * 1024;
+/// Local buffers up to this many bytes with a constant size live on the stack
+/// (the budget StorageRewrite compacts temporaries for).
+constexpr int64_t kMaxStackAllocBytes = transform::kMaxStackBytes;
 
 /// Variables and buffers a statement uses but does not define.
 struct FreeSymbols {

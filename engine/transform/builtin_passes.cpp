@@ -10,6 +10,7 @@
 #include "engine/transform/normalize.h"
 #include "engine/transform/partition.h"
 #include "engine/transform/registry.h"
+#include "engine/transform/storage_rewrite.h"
 #include "engine/transform/tir_lower.h"
 
 namespace unity::transform {
@@ -71,13 +72,16 @@ void registerBuiltinPasses() {
   registerTargetPasses();
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
+  registerPass({"StorageRewrite", PassLevel::Tensor,
+                "shrink kernel temporaries to the scope that uses them; share disjoint ones",
+                [] { return tensorPass("StorageRewrite", 1, storageRewrite); }});
 
   registerPipeline(
       {"default",
        "the default lowering for the llvm target",
        {"Normalize", "FoldConstant", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
         "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination", "DefaultSchedule",
-        "LowerBlocks", "Simplify", "LowerToExecutor"}});
+        "LowerBlocks", "Simplify", "StorageRewrite", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

@@ -1,0 +1,468 @@
+// StorageRewrite (see storage_rewrite.h for what it does and why).
+//
+// Compaction works on one Allocate at a time, bottom-up (inner allocations
+// first). `place` walks down from the Allocate's body while the buffer's
+// uses stay inside one child: through a sequence whose only user is one
+// statement, through other allocations and lets, and into a loop whose
+// iterations touch disjoint slices. Slices are computed per access: every
+// loop variable between the candidate scope and the access is replaced by
+// `min + t` with a fresh `t` in [0, extent) (extents must be constant), the
+// "base" of a dimension is the first access's index with all those `t` at 0,
+// and the constant bounds of (index - base) over the `t` give the slice
+// [base + lo, base + hi]. Iterations of loop v touch disjoint slices when, in
+// some dimension, base(v + 1) - base(v) is a constant at least as large as
+// the slice's extent. The final scope gets a buffer of the slice's extents,
+// and each index becomes index - base - lo.
+//
+// Reuse works on a chain of Allocates directly around a sequence (what
+// compaction leaves for buffers used by several statements): live ranges
+// are statement intervals; buffers are packed greedily, in order of first
+// use, into pools of one dtype whose members' intervals are disjoint; each
+// pool of two or more becomes one 1-D buffer of the largest member's size,
+// indexed row-major.
+#include "engine/transform/storage_rewrite.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/ir/structural.h"
+#include "engine/support/error.h"
+
+namespace unity::transform {
+
+using namespace ir;
+
+namespace {
+
+/// One load or store of the buffer, with the loops (outer to inner) entered
+/// between the scope being examined and the access, and the let variables
+/// bound there.
+struct Access {
+  std::vector<PrimExpr> indices;
+  std::vector<const For*> loops;
+};
+
+/// Collects the accesses of `buf` under `s`. Sets `opaque` for uses it
+/// cannot reason about (a Block still present).
+class AccessCollector {
+public:
+  explicit AccessCollector(const Buffer* buf) : buf_(buf) {}
+  std::vector<Access> accesses;
+  std::unordered_set<const PrimVar*> innerVars; // loop and let variables under s
+  bool opaque = false;
+
+  void stmt(const Stmt& s) {
+    if (!s)
+      return;
+    switch (s->kind()) {
+    case NodeKind::BufferStore: {
+      auto* op = as<BufferStore>(s);
+      for (auto& i : op->indices)
+        expr(i);
+      expr(op->value);
+      if (op->buffer.get() == buf_)
+        accesses.push_back({op->indices, loops_});
+      break;
+    }
+    case NodeKind::For: {
+      auto* op = as<For>(s);
+      expr(op->min);
+      expr(op->extent);
+      innerVars.insert(op->var.get());
+      loops_.push_back(op);
+      stmt(op->body);
+      loops_.pop_back();
+      break;
+    }
+    case NodeKind::LetStmt: {
+      auto* op = as<LetStmt>(s);
+      expr(op->value);
+      innerVars.insert(op->var.get());
+      stmt(op->body);
+      break;
+    }
+    case NodeKind::IfThenElse: {
+      auto* op = as<IfThenElse>(s);
+      expr(op->cond);
+      stmt(op->then);
+      stmt(op->otherwise);
+      break;
+    }
+    case NodeKind::SeqStmt:
+      for (auto& c : as<SeqStmt>(s)->seq)
+        stmt(c);
+      break;
+    case NodeKind::Evaluate:
+      expr(as<Evaluate>(s)->value);
+      break;
+    case NodeKind::Allocate:
+      stmt(as<Allocate>(s)->body);
+      break;
+    default:
+      opaque = true; // a Block: regions we do not rewrite
+    }
+  }
+
+private:
+  void expr(const PrimExpr& e) {
+    walkPrimExpr(e, [&](const PrimExpr& x) {
+      if (auto* l = as<BufferLoad>(x); l && l->buffer.get() == buf_)
+        accesses.push_back({l->indices, loops_});
+      if (auto* let = as<PrimLet>(x))
+        innerVars.insert(let->var.get());
+    });
+  }
+  const Buffer* buf_;
+  std::vector<const For*> loops_;
+};
+
+bool uses(const Buffer* buf, const Stmt& s) {
+  AccessCollector c(buf);
+  c.stmt(s);
+  return !c.accesses.empty() || c.opaque;
+}
+
+bool mentions(const PrimExpr& e, const std::unordered_set<const PrimVar*>& vars) {
+  bool found = false;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto* v = as<PrimVar>(x); v && vars.count(v))
+      found = true;
+  });
+  return found;
+}
+
+/// The slice of a buffer the statement `s` touches, relative to the
+/// variables bound outside `s`.
+struct Slice {
+  std::vector<PrimExpr> base;
+  std::vector<int64_t> lo, extent;
+};
+
+std::optional<Slice> sliceOf(const Buffer* buf, const Stmt& s) {
+  AccessCollector c(buf);
+  c.stmt(s);
+  if (c.opaque || c.accesses.empty())
+    return std::nullopt;
+  Slice out;
+  size_t nd = buf->shape.size();
+  out.lo.assign(nd, std::numeric_limits<int64_t>::max());
+  out.extent.assign(nd, 0);
+  std::vector<int64_t> hi(nd, std::numeric_limits<int64_t>::min());
+  for (size_t ai = 0; ai < c.accesses.size(); ++ai) {
+    const Access& a = c.accesses[ai];
+    if (a.indices.size() != nd)
+      return std::nullopt;
+    // Loop variable v -> min + t, t fresh in [0, extent), innermost first so
+    // mins that mention outer loop variables are rewritten in turn.
+    arith::Analyzer an;
+    std::vector<Ref<PrimVar>> fresh;
+    std::vector<PrimExpr> idx = a.indices;
+    for (auto it = a.loops.rbegin(); it != a.loops.rend(); ++it) {
+      const For* loop = *it;
+      auto ext = asConstInt(loop->extent);
+      if (!ext || *ext <= 0)
+        return std::nullopt;
+      auto t = make<PrimVar>(loop->var->name + "_t", loop->var->dtype);
+      an.bind(t, Range{intImm(0, t->dtype), intImm(*ext, t->dtype)});
+      fresh.push_back(t);
+      std::unordered_map<const PrimVar*, PrimExpr> sub{{loop->var.get(), loop->min + PrimExpr(t)}};
+      for (auto& e : idx)
+        e = substitute(e, sub);
+    }
+    for (size_t d = 0; d < nd; ++d) {
+      if (ai == 0) {
+        std::unordered_map<const PrimVar*, PrimExpr> zero;
+        for (auto& t : fresh)
+          zero[t.get()] = intImm(0, t->dtype);
+        out.base.push_back(arith::simplify(substitute(idx[d], zero)));
+        if (mentions(out.base[d], c.innerVars))
+          return std::nullopt; // varies inside s (a let): no fixed base
+      }
+      if (idx[d]->dtype != out.base[d]->dtype)
+        return std::nullopt;
+      auto b = an.constIntBound(an.simplify(idx[d] - out.base[d]));
+      if (b.min == arith::ConstIntBound::kNegInf || b.max == arith::ConstIntBound::kPosInf)
+        return std::nullopt;
+      out.lo[d] = std::min(out.lo[d], b.min);
+      hi[d] = std::max(hi[d], b.max);
+    }
+  }
+  for (size_t d = 0; d < nd; ++d)
+    out.extent[d] = hi[d] - out.lo[d] + 1;
+  return out;
+}
+
+int64_t sliceBytes(const Slice& s, DataType t) {
+  int64_t n = std::max<int64_t>(t.bytes(), 1);
+  for (auto e : s.extent) {
+    if (e > kMaxStackBytes)
+      return kMaxStackBytes + 1;
+    n *= e;
+    if (n > kMaxStackBytes)
+      return n;
+  }
+  return n;
+}
+
+/// True when the iterations of `loop` touch disjoint slices.
+bool iterationsDisjoint(const For* loop, const Slice& s) {
+  for (size_t d = 0; d < s.base.size(); ++d) {
+    std::unordered_map<const PrimVar*, PrimExpr> next{{loop->var.get(), loop->var + 1}};
+    auto step = asConstInt(arith::simplify(substitute(s.base[d], next) - s.base[d]));
+    if (step && (*step >= s.extent[d] || -*step >= s.extent[d]))
+      return true;
+  }
+  return false;
+}
+
+/// Replaces every access of `from` by one of `to` with rewritten indices.
+class BufferRebase : public StmtMutator {
+public:
+  BufferRebase(const Buffer* from, BufferRef to,
+               std::function<std::vector<PrimExpr>(const std::vector<PrimExpr>&)> index)
+      : from_(from), to_(std::move(to)), index_(std::move(index)) {}
+
+protected:
+  PrimExpr visitBufferLoad(const BufferLoad* op, const PrimExpr& self) override {
+    PrimExpr e = StmtMutator::visitBufferLoad(op, self);
+    auto* l = as<BufferLoad>(e);
+    if (l->buffer.get() != from_)
+      return e;
+    return make<BufferLoad>(to_, index_(l->indices));
+  }
+  Stmt visitBufferStore(const BufferStore* op, const Stmt& self) override {
+    Stmt s = StmtMutator::visitBufferStore(op, self);
+    auto* st = as<BufferStore>(s);
+    if (st->buffer.get() != from_)
+      return s;
+    return make<BufferStore>(to_, st->value, index_(st->indices));
+  }
+
+private:
+  const Buffer* from_;
+  BufferRef to_;
+  std::function<std::vector<PrimExpr>(const std::vector<PrimExpr>&)> index_;
+};
+
+/// Wraps `s` in the allocation of `buf`, shrunk to the slice `s` touches
+/// when `shrink` (inside a loop whose iterations were proven disjoint).
+Stmt allocateAround(const BufferRef& buf, const Stmt& s, bool shrink) {
+  if (!shrink)
+    return make<Allocate>(buf, s);
+  auto slice = sliceOf(buf.get(), s);
+  if (!slice || sliceBytes(*slice, buf->dtype) > kMaxStackBytes)
+    return make<Allocate>(buf, s); // cannot happen after the checks in place()
+  std::vector<PrimExpr> shape;
+  bool smaller = false;
+  for (size_t d = 0; d < slice->extent.size(); ++d) {
+    shape.push_back(intImm(slice->extent[d], buf->shape[d]->dtype));
+    auto old = asConstInt(buf->shape[d]);
+    smaller |=
+        !old || *old != slice->extent[d] || slice->lo[d] != 0 || !isConstInt(slice->base[d], 0);
+  }
+  if (!smaller)
+    return make<Allocate>(buf, s);
+  auto compact = makeBuffer(buf->name, buf->dtype, shape, buf->scope);
+  BufferRebase rebase(buf.get(), compact, [&](const std::vector<PrimExpr>& idx) {
+    std::vector<PrimExpr> out;
+    for (size_t d = 0; d < idx.size(); ++d)
+      out.push_back(arith::simplify(idx[d] - slice->base[d] - intImm(slice->lo[d], idx[d]->dtype)));
+    return out;
+  });
+  return make<Allocate>(compact, rebase.mutate(s));
+}
+
+/// Places the allocation of `buf` as deep inside `s` as is safe.
+Stmt place(const BufferRef& buf, const Stmt& s, bool insideLoop) {
+  switch (s->kind()) {
+  case NodeKind::SeqStmt: {
+    auto* op = as<SeqStmt>(s);
+    int user = -1, count = 0;
+    for (size_t i = 0; i < op->seq.size(); ++i)
+      if (uses(buf.get(), op->seq[i])) {
+        user = static_cast<int>(i);
+        ++count;
+      }
+    if (count == 0)
+      return s; // never used: the allocation goes
+    if (count > 1)
+      return allocateAround(buf, s, insideLoop);
+    std::vector<Stmt> seq = op->seq;
+    seq[user] = place(buf, seq[user], insideLoop);
+    return make<SeqStmt>(seq);
+  }
+  case NodeKind::For: {
+    auto* op = as<For>(s);
+    if (op->forKind == ForKind::Vectorized)
+      break;
+    auto slice = sliceOf(buf.get(), op->body);
+    if (!slice || sliceBytes(*slice, buf->dtype) > kMaxStackBytes ||
+        !iterationsDisjoint(op, *slice))
+      break;
+    return make<For>(op->var, op->min, op->extent, op->forKind, place(buf, op->body, true),
+                     op->annotations);
+  }
+  case NodeKind::Allocate: {
+    auto* op = as<Allocate>(s);
+    return make<Allocate>(op->buffer, place(buf, op->body, insideLoop));
+  }
+  case NodeKind::LetStmt: {
+    auto* op = as<LetStmt>(s);
+    if (uses(buf.get(), make<Evaluate>(op->value)))
+      break;
+    return make<LetStmt>(op->var, op->value, place(buf, op->body, insideLoop));
+  }
+  default:
+    break;
+  }
+  if (!uses(buf.get(), s))
+    return s;
+  return allocateAround(buf, s, insideLoop);
+}
+
+// ------------------------------------------------------------------ reuse
+
+std::optional<int64_t> constElems(const Buffer* b) {
+  int64_t n = 1;
+  for (auto& d : b->shape) {
+    auto c = asConstInt(d);
+    if (!c || *c < 0)
+      return std::nullopt;
+    n *= *c;
+  }
+  return n;
+}
+
+/// Shares storage between the allocations directly around a sequence.
+Stmt reuse(const std::vector<BufferRef>& chain, const SeqStmt* seq) {
+  struct Live {
+    BufferRef buf;
+    int first = -1, last = -1;
+    int64_t elems = 0;
+  };
+  std::vector<Live> live;
+  for (auto& b : chain) {
+    Live l{b};
+    for (size_t i = 0; i < seq->seq.size(); ++i)
+      if (uses(b.get(), seq->seq[i])) {
+        if (l.first < 0)
+          l.first = static_cast<int>(i);
+        l.last = static_cast<int>(i);
+      }
+    auto n = constElems(b.get());
+    l.elems = n ? *n : -1;
+    live.push_back(l);
+  }
+  std::stable_sort(live.begin(), live.end(),
+                   [](const Live& a, const Live& b) { return a.first < b.first; });
+  // pools[k]: indices into live; greedy first fit by dtype and interval.
+  std::vector<std::vector<size_t>> pools;
+  for (size_t i = 0; i < live.size(); ++i) {
+    bool placed = false;
+    if (live[i].elems >= 0 && live[i].first >= 0)
+      for (auto& p : pools) {
+        const Live& head = live[p.front()];
+        if (head.elems < 0 || head.buf->dtype != live[i].buf->dtype)
+          continue;
+        bool overlap = false;
+        for (size_t j : p)
+          overlap |= !(live[j].last < live[i].first || live[i].last < live[j].first);
+        if (!overlap) {
+          p.push_back(i);
+          placed = true;
+          break;
+        }
+      }
+    if (!placed)
+      pools.push_back({i});
+  }
+  Stmt body = make<SeqStmt>(seq->seq);
+  std::vector<BufferRef> allocs;
+  for (auto& p : pools) {
+    if (p.size() == 1) {
+      allocs.push_back(live[p[0]].buf);
+      continue;
+    }
+    int64_t size = 0;
+    for (size_t j : p)
+      size = std::max(size, live[j].elems);
+    const BufferRef& first = live[p.front()].buf;
+    auto pool = makeBuffer(first->name, first->dtype, {intImm(size)}, first->scope);
+    for (size_t j : p) {
+      const Buffer* b = live[j].buf.get();
+      BufferRebase flat(b, pool, [b](const std::vector<PrimExpr>& idx) {
+        PrimExpr off;
+        for (size_t d = 0; d < idx.size(); ++d) {
+          PrimExpr i =
+              idx[d]->dtype == DataType::Int64() ? idx[d] : cast(DataType::Int64(), idx[d]);
+          PrimExpr dim = b->shape[d]->dtype == DataType::Int64()
+                             ? b->shape[d]
+                             : cast(DataType::Int64(), b->shape[d]);
+          off = off ? off * dim + i : i;
+        }
+        return std::vector<PrimExpr>{arith::simplify(off ? off : intImm(0))};
+      });
+      body = flat.mutate(body);
+    }
+    allocs.push_back(pool);
+  }
+  // Keep the original nesting order for the buffers that stayed.
+  for (auto it = allocs.rbegin(); it != allocs.rend(); ++it)
+    body = make<Allocate>(*it, body);
+  return body;
+}
+
+class Rewriter : public StmtMutator {
+public:
+  bool opaque = false;
+
+protected:
+  Stmt visitAllocate(const Allocate* op, const Stmt& self) override {
+    Stmt inner = StmtMutator::visitAllocate(op, self); // inner allocations first
+    auto* a = as<Allocate>(inner);
+    Stmt placed = place(a->buffer, a->body, false);
+    // Reuse, when this allocation heads a chain directly around a sequence.
+    std::vector<BufferRef> chain;
+    Stmt cur = placed;
+    while (auto* al = as<Allocate>(cur)) {
+      chain.push_back(al->buffer);
+      cur = al->body;
+    }
+    if (chain.size() >= 2)
+      if (auto* seq = as<SeqStmt>(cur))
+        return reuse(chain, seq);
+    return placed;
+  }
+  Stmt visitBlock(const Block* op, const Stmt& self) override {
+    opaque = true;
+    return StmtMutator::visitBlock(op, self);
+  }
+};
+
+bool hasBlock(const Stmt& s) {
+  bool found = false;
+  walkStmt(s, [&](const Stmt& x) { found |= x->kind() == NodeKind::Block; });
+  return found;
+}
+
+} // namespace
+
+PrimFuncRef storageRewrite(const PrimFuncRef& f) {
+  if (!f)
+    throw Error("StorageRewrite: null function");
+  if (hasBlock(f->body))
+    return f; // scheduling form: LowerBlocks first
+  Rewriter r;
+  Stmt body = r.mutate(f->body);
+  if (sameNode(body, f->body) || structuralEqual(body, f->body))
+    return f;
+  return make<PrimFunc>(f->params, body, f->attrs);
+}
+
+} // namespace unity::transform

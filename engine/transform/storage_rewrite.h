@@ -1,0 +1,43 @@
+#pragma once
+// StorageRewrite: the tensor-level pass that shapes the temporary memory of
+// lowered kernels (after LowerBlocks and Simplify, before codegen).
+//
+// Two rewrites, each applied only where it provably keeps the meaning:
+//
+//  1. Compaction. An `Allocate` is moved inward to the smallest scope that
+//     holds every access of its buffer: into the only statement of a
+//     sequence that uses it, and into a loop (serial, parallel or unrolled,
+//     never a vectorized one) when each iteration of that loop touches a
+//     slice of the buffer no other iteration touches. The buffer then
+//     shrinks to the region one iteration touches (constant extents only)
+//     and its indices are rebased. A (n, 64) temporary written and read row
+//     by row inside `for i in T.parallel(n)` becomes a (1, 64) buffer per
+//     iteration: stack memory of the thread that runs it instead of one
+//     heap block of n rows. Inside a loop the compacted buffer must fit the
+//     stack budget of codegen (kMaxStackBytes), else nothing moves.
+//
+//  2. Reuse. Within one sequence, two temporaries of the same dtype whose
+//     live ranges (the first and last statement of the sequence that touch
+//     them) do not overlap share one allocation: the later buffer is
+//     flattened onto a 1-D buffer as large as the larger of the two, and so
+//     is the earlier one. Sizes must be comparable at compile time (constant,
+//     or provably ordered symbolic products).
+//
+// Both rewrites look only at BufferLoad / BufferStore of local buffers; a
+// function that still contains Block nodes is left alone (run LowerBlocks
+// first).
+#include <cstdint>
+
+#include "engine/ir/tir.h"
+
+namespace unity::transform {
+
+/// Largest temporary (bytes) compaction places inside a loop: the stack
+/// limit of the LLVM and C code generators.
+inline constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+/// Applies compaction, then reuse, to every Allocate of f. Returns `f`
+/// itself when nothing changes.
+ir::PrimFuncRef storageRewrite(const ir::PrimFuncRef& f);
+
+} // namespace unity::transform
