@@ -6,7 +6,10 @@
 // field of its tuple's, an operator call's is deduced by the operator
 // registry (op::deduceStructInfo), a call of a global function takes that
 // function's return struct info (the callee is normalized first, on demand;
-// recursion falls back to its declared return), an `if` joins its branches.
+// recursion falls back to its declared return) with the callee's shape
+// variables bound from the arguments (a callee `(m, 16) -> (m, 8)` called
+// with `(n, 16)` returns `(n, 8)`; an argument that provably contradicts a
+// parameter is an error), an `if` joins its branches.
 //
 // Bindings: the value is normalized first; the variable must then carry the
 // value's struct info (for match_cast: the pattern's). When it lacks it, or
@@ -24,6 +27,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
 #include "engine/op/op.h"
 #include "engine/op/shape_arith.h"
 #include "engine/op/sinfo_util.h"
@@ -37,7 +42,9 @@ namespace {
 
 class Normalizer {
 public:
-  /// Return struct info of global function `name` (may normalize it first).
+  /// Signature (FuncSInfo with parameters) of global function `name`, or its
+  /// return struct info alone when the parameters are not known (may
+  /// normalize the function first).
   std::function<StructInfo(const std::string&)> globalRet;
 
   Expr visit(const Expr& e) {
@@ -159,8 +166,12 @@ private:
       s = op::deduceStructInfo(*call, span_);
     } else if (auto* g = as<GlobalVar>(callee)) {
       s = globalRet ? globalRet(g->name) : nullptr;
+      if (!s && isa<FuncSInfo>(g->sinfo))
+        s = g->sinfo;
+      if (auto* sig = as<FuncSInfo>(s))
+        s = instantiate(*sig, args, "@" + g->name);
       if (!s)
-        s = isa<FuncSInfo>(g->sinfo) ? as<FuncSInfo>(g->sinfo)->ret : objectSInfo();
+        s = objectSInfo();
     } else if (isa<ExternFunc>(callee)) {
       s = c->sinfoArgs.empty() ? objectSInfo() : c->sinfoArgs[0];
     } else if (auto* fs = as<FuncSInfo>(callee->sinfo)) {
@@ -172,6 +183,87 @@ private:
       fail("callee is not callable: " + op::operandStr(callee));
     }
     return make<Call>(callee, std::move(args), c->attrs, c->sinfoArgs, s);
+  }
+
+  /// The return struct info of a call of `sig` with `args`: shape variables
+  /// of the parameters bound to the arguments' dims, then substituted.
+  StructInfo instantiate(const FuncSInfo& sig, const std::vector<Expr>& args,
+                         const std::string& callee) {
+    if (!sig.params)
+      return sig.ret;
+    if (sig.params->size() != args.size())
+      fail(fmt::format("{} called with {} arguments, expects {}", callee, args.size(),
+                       sig.params->size()));
+    std::unordered_map<const PrimVar*, PrimExpr> bound;
+    auto bindDims = [&](const std::vector<PrimExpr>& want, const std::vector<PrimExpr>& got,
+                        size_t argIndex) {
+      if (want.size() != got.size())
+        return;
+      for (size_t d = 0; d < want.size(); ++d) {
+        if (auto* v = as<PrimVar>(want[d]); v && !bound.count(v)) {
+          bound[v] = got[d];
+          continue;
+        }
+        auto w = asConstInt(substitute(want[d], bound)), a = asConstInt(got[d]);
+        if (w && a && *w != *a)
+          fail(fmt::format("argument {} of {}: dimension {} is {}, the parameter expects {}",
+                           argIndex, callee, d, *a, *w));
+      }
+    };
+    std::function<void(const StructInfo&, const StructInfo&, size_t)> bind =
+        [&](const StructInfo& want, const StructInfo& got, size_t k) {
+          if (!want || !got)
+            return;
+          if (!op::sinfoCompatible(want, got))
+            fail(fmt::format("argument {} of {} is {}, the parameter expects {}", k, callee,
+                             op::sinfoStr(got), op::sinfoStr(want)));
+          if (auto* tw = as<TensorSInfo>(want)) {
+            auto* tg = as<TensorSInfo>(got);
+            if (tg && tw->shape && tg->shape)
+              bindDims(*tw->shape, *tg->shape, k);
+          } else if (auto* sw = as<ShapeSInfo>(want)) {
+            auto* sg = as<ShapeSInfo>(got);
+            if (sg && sw->values && sg->values)
+              bindDims(*sw->values, *sg->values, k);
+          } else if (auto* pw = as<PrimSInfo>(want)) {
+            auto* pg = as<PrimSInfo>(got);
+            if (pg && pw->value && pg->value)
+              bindDims({pw->value}, {pg->value}, k);
+          } else if (auto* uw = as<TupleSInfo>(want)) {
+            auto* ug = as<TupleSInfo>(got);
+            if (ug && ug->fields.size() == uw->fields.size())
+              for (size_t i = 0; i < uw->fields.size(); ++i)
+                bind(uw->fields[i], ug->fields[i], k);
+          }
+        };
+    for (size_t k = 0; k < args.size(); ++k)
+      bind((*sig.params)[k], args[k]->sinfo, k);
+    if (bound.empty())
+      return sig.ret;
+    return substituteSInfo(sig.ret, bound);
+  }
+
+  static StructInfo substituteSInfo(const StructInfo& s,
+                                    const std::unordered_map<const PrimVar*, PrimExpr>& map) {
+    auto dims = [&](const std::vector<PrimExpr>& in) {
+      std::vector<PrimExpr> out;
+      for (auto& d : in)
+        out.push_back(arith::simplify(substitute(d, map)));
+      return out;
+    };
+    if (auto* t = as<TensorSInfo>(s))
+      return t->shape ? make<TensorSInfo>(t->dtype, dims(*t->shape)) : s;
+    if (auto* sh = as<ShapeSInfo>(s))
+      return sh->values ? make<ShapeSInfo>(dims(*sh->values)) : s;
+    if (auto* p = as<PrimSInfo>(s))
+      return p->value ? make<PrimSInfo>(p->dtype, arith::simplify(substitute(p->value, map))) : s;
+    if (auto* u = as<TupleSInfo>(s)) {
+      std::vector<StructInfo> fields;
+      for (auto& f : u->fields)
+        fields.push_back(substituteSInfo(f, map));
+      return make<TupleSInfo>(fields);
+    }
+    return s;
   }
 
   StructInfo join(const StructInfo& a, const StructInfo& b) {
@@ -297,7 +389,11 @@ IRModule normalize(const IRModule& m) {
       if (inProgress.count(name))
         return fn->retSInfo ? fn->retSInfo : objectSInfo(); // recursion
       BaseFunc nf = normalizeFunc(name);
-      return as<Function>(nf)->retSInfo;
+      auto* f2 = as<Function>(nf);
+      std::vector<StructInfo> params;
+      for (auto& p : f2->params)
+        params.push_back(p->sinfo);
+      return make<FuncSInfo>(params, f2->retSInfo, f2->pure);
     }
     if (isa<PrimFunc>(f))
       throw Error(fmt::format("normalize: tensor-level function @{} must be called through "

@@ -86,6 +86,49 @@ def main(x: R.Tensor((n, 4), "float32"), w: R.Tensor((3, 4), "float32")) -> R.Te
   EXPECT_TRUE(sameNode(transform::normalize(after), after));
 }
 
+TEST(PassNormalize, ACallOfAGlobalFunctionBindsTheCalleesShapeVariables) {
+  // sub is written over m; main calls it with (n, 16) and (8, 3): the
+  // results are (n * 2, 16) and (8, 3), not the callee's m.
+  const char* text = R"(
+@R.function
+def sub(a: R.Tensor((m, 16), "float32"), b: R.Tensor((k, 3), "float32")) -> R.Tuple(R.Tensor((m * 2, 16), "float32"), R.Tensor((k, 3), "float32")):
+    with R.dataflow():
+        c = R.concat((a, a), axis=0)
+        gv = (c, b)
+        R.output(gv)
+    return gv
+
+@R.function
+def main(x: R.Tensor((n, 16), "float32"), y: R.Tensor((8, 3), "float32")):
+    with R.dataflow():
+        r = sub(x, y)
+        gv = r[0]
+        R.output(gv)
+    return gv
+)";
+  IRModule after = transform::normalize(parse(text));
+  auto* main = as<Function>(after->lookup("main"));
+  ASSERT_TRUE(main);
+  auto n = cast<PrimVar>(as<TensorSInfo>(main->params[0]->sinfo)->shape->at(0));
+  StructInfo want = tupleSInfo({tensorSInfo(DataType::Float32(), {n * 2, intImm(16)}),
+                                tensorSInfo(DataType::Float32(), std::vector<int64_t>{8, 3})});
+  auto bs = bindingsOf(after);
+  ASSERT_FALSE(bs.empty());
+  EXPECT_TRUE(structuralEqual(tupleSInfo({main->params[0]->sinfo, bs[0]->var->sinfo}),
+                              tupleSInfo({main->params[0]->sinfo, want})))
+      << text::printStructInfo(bs[0]->var->sinfo);
+
+  // A constant dimension that contradicts the parameter is refused.
+  std::string bad = text;
+  bad.replace(bad.find("y: R.Tensor((8, 3)"), 18, "y: R.Tensor((8, 4)");
+  try {
+    transform::normalize(parse(bad));
+    FAIL() << "(8, 4) passed for (k, 3)";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("@sub"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PassCanonicalizeBindings, RemovesAliasesAndFoldsLiteralTupleItems) {
   IRModule before = transform::normalize(parse(R"(
 @R.function
