@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
 #include "engine/op/deduce_util.h"
 #include "engine/op/sinfo_util.h"
 
@@ -221,10 +223,22 @@ StructInfo deduceStridedSlice(const Call& call, const DeduceContext& ctx) {
     }
     if (s < 0)
       return tensorSInfo(x.dtype, x.ndim); // symbolic reverse slice: rank only
-    // Symbolic dimension: indices are taken as in range; a huge end means "to the end".
-    PrimExpr bb = b < 0 ? dim + intImm(b) : intImm(b);
-    PrimExpr ee = e >= (int64_t(1) << 31) ? dim : e < 0 ? dim + intImm(e) : intImm(e);
-    shape[ax[i]] = arith::ceildiv(ee - bb, intImm(s));
+    // Symbolic dimension: bounds clamped to [0, dim] as the legalization
+    // (topi::stridedSlice) does, so both agree on the shape; an end of at
+    // least INT32_MAX (ONNX's "to the end") is the dim itself.
+    PrimExpr bb = b < 0 ? ir::max(dim + intImm(b), intImm(0)) : ir::min(intImm(b), dim);
+    PrimExpr ee = e >= INT32_MAX ? dim
+                  : e < 0        ? ir::max(dim + intImm(e), intImm(0))
+                                 : ir::min(intImm(e), dim);
+    // Shape variables are never negative: tell the simplifier so that
+    // x[0:INT32_MAX] has the extent n, not max(n - min(n, 0), 0).
+    PrimExpr len = ir::max(floordiv(ee - bb + intImm(s - 1), intImm(s)), intImm(0));
+    unity::arith::Analyzer an;
+    walkPrimExpr(len, [&](const PrimExpr& v) {
+      if (auto var = cast<PrimVar>(v))
+        an.markNonNegative(var);
+    });
+    shape[ax[i]] = an.simplify(len);
   }
   return tensorOf(x.dtype, std::move(shape));
 }
