@@ -99,12 +99,17 @@ Tensor floorDivide(const Tensor& a, const Tensor& b, const std::string& n) {
       n);
 }
 Tensor power(const Tensor& a, const Tensor& b, const std::string& n) {
-  if (!a.dtype().isFloat())
-    fail(n, "power needs float operands, got " + a.dtype().str());
+  if (a.dtype().isBool())
+    fail(n, "power needs numeric operands, got " + a.dtype().str());
   return binary(
       a, b,
       [](PrimExpr x, PrimExpr y) {
-        return call(x->dtype, "pow", {x, y});
+        if (x->dtype.isFloat())
+          return call(x->dtype, "pow", {x, y});
+        // Integers: through float64, exact for every result below 2^53,
+        // rounded so 2.9999999 cannot truncate to 2.
+        DataType f64 = DataType::Float(64);
+        return cast(x->dtype, call(f64, "round", {call(f64, "pow", {cast(f64, x), cast(f64, y)})}));
       },
       n);
 }

@@ -45,8 +45,16 @@ te::Tensor denseOf(const LegalizeArgs& a) {
   return topi::dense(in[0], in[1], in.size() > 2 ? in[2] : te::Tensor(), "T_dense");
 }
 
+/// `axis` absent reduces every axis; an explicit empty list reduces none
+/// (the deduction's reading, ONNX's noop_with_empty_axes): a copy.
+bool reducesNothing(const LegalizeArgs& a) {
+  return a.hasAttr("axis") && a.attrInts("axis").empty();
+}
+
 LegalizeFn reduction(te::Reducer r) {
   return [r](const LegalizeArgs& a) {
+    if (reducesNothing(a))
+      return Outs{topi::reshape(a.inputs[0], a.inputs[0].shape(), "T_reduce_none")};
     std::vector<int> axes = a.hasAttr("axis") ? toInts(a.attrInts("axis")) : std::vector<int>{};
     return Outs{topi::reduce(a.inputs[0], r, axes, a.attrBool("keepdims"))};
   };
@@ -144,6 +152,8 @@ void addNNLegalizations(std::map<std::string, LegalizeFn>& t) {
   t["min"] = reduction(te::Reducer::Min);
   t["prod"] = reduction(te::Reducer::Prod);
   t["mean"] = [](const LegalizeArgs& a) {
+    if (reducesNothing(a))
+      return Outs{topi::reshape(a.inputs[0], a.inputs[0].shape(), "T_reduce_none")};
     std::vector<int> axes = a.hasAttr("axis") ? toInts(a.attrInts("axis")) : std::vector<int>{};
     return Outs{topi::mean(a.inputs[0], axes, a.attrBool("keepdims"))};
   };
