@@ -175,9 +175,10 @@ std::vector<Tensor> splitAt(const Tensor& x, std::vector<int64_t> indices, int a
   for (int64_t v : indices) {
     if (v < prev)
       fail(name, "split indices must be ascending and non-negative");
-    if (auto c = asConstInt(D); c && v > *c)
-      fail(name, "split index " + std::to_string(v) + " exceeds the dim");
-    bounds.push_back(i64(v));
+    // Past the end clamps to the end, as numpy and the deduction do:
+    // splitting 5 at [2, 9] gives 2, 3 and 0 elements.
+    auto c = asConstInt(D);
+    bounds.push_back(i64(c ? std::min(v, *c) : v));
     prev = v;
   }
   bounds.push_back(D);
