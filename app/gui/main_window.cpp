@@ -13,10 +13,12 @@
 #include "views/log_view.h"
 #include "views/pass_timeline.h"
 #include "views/session.h"
+#include "views/source_view.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -33,6 +35,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QUrl>
+#include <QVBoxLayout>
 
 namespace lowerscope {
 
@@ -334,8 +337,13 @@ void MainWindow::connectSession() {
             QString where = QDir::toNativeSeparators(file);
             if (line > 0)
               where += QStringLiteral(":%1:%2").arg(line).arg(column);
-            log_->error(where.isEmpty() ? message : where + QStringLiteral(": ") + message);
+            QString text = where.isEmpty() ? message : where + QStringLiteral(": ") + message;
+            if (file.isEmpty())
+              log_->error(text);
+            else
+              log_->appendLocated(LogLevel::Error, text, file, line, column);
           });
+  connect(log_, &LogView::locationActivated, this, &MainWindow::showSourceLocation);
   connect(session_, &Session::buildStarted, this, [this] {
     buildLabel_->setText(tr("Building\u2026"));
     for (QWidget* w : {static_cast<QWidget*>(buildLabel_), static_cast<QWidget*>(buildProgress_),
@@ -454,6 +462,26 @@ void MainWindow::dropEvent(QDropEvent* event) {
   QString error;
   if (!openFile(path, &error))
     statusBar()->showMessage(error, 10000);
+}
+
+void MainWindow::showSourceLocation(const QString& file, int line, int column) {
+  // One source window, reused: the file at the error, its line highlighted.
+  auto* window = findChild<QDialog*>(QStringLiteral("sourceWindow"));
+  if (!window) {
+    window = new QDialog(this);
+    window->setObjectName(QStringLiteral("sourceWindow"));
+    window->resize(760, 520);
+    auto* layout = new QVBoxLayout(window);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new SourceView(window));
+  }
+  auto* view = window->findChild<SourceView*>();
+  view->showLocation(file, line, column);
+  window->setWindowTitle(line > 0
+                             ? tr("%1 \u2014 line %2").arg(QFileInfo(file).fileName()).arg(line)
+                             : QFileInfo(file).fileName());
+  window->show();
+  window->raise();
 }
 
 void MainWindow::showOpenDialog() {

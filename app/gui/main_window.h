@@ -93,6 +93,8 @@ private:
   void showModelViews();
   void onBuildFinished(bool ok, const QString& summary);
   void onGraphNodeDoubleClicked(int node);
+  /// Opens the source window at a located log entry.
+  void showSourceLocation(const QString& file, int line, int column);
   void updateActions();
   void updateTitle();
 

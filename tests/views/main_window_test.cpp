@@ -9,11 +9,13 @@
 #include "views/log_view.h"
 #include "views/pass_timeline.h"
 #include "views/session.h"
+#include "views/source_view.h"
 
 #include "engine/ir/tir.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -27,6 +29,7 @@
 #include <QSet>
 #include <QSlider>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QUrl>
 
 using lowerscope::EmptyStateWidget;
@@ -175,6 +178,34 @@ TEST_F(MainWindowTest, AFileThatDoesNotParseIsLoggedWithItsLocation) {
   EXPECT_TRUE(w.logView()->toPlainText().contains("error: " + path + ":1:"))
       << w.logView()->toPlainText().toStdString();
   EXPECT_TRUE(lowerscope::recentFiles().isEmpty());
+}
+
+TEST_F(MainWindowTest, ActivatingALocatedErrorShowsTheSourceAtThatLine) {
+  QTemporaryDir dir;
+  const QString path = writeFile(dir, "bad2.uir", "# a comment\n\n@R.function\ndef main(:\n");
+  MainWindow w;
+  EXPECT_FALSE(w.openFile(path));
+  // The log entry of the error carries its location; activating it opens
+  // the source window on that line.
+  int block = -1;
+  QString file;
+  int line = 0, column = 0;
+  for (int b = 0; b < w.logView()->document()->blockCount(); ++b)
+    if (w.logView()->locationAt(b, &file, &line, &column)) {
+      block = b;
+      break;
+    }
+  ASSERT_GE(block, 0) << w.logView()->toPlainText().toStdString();
+  EXPECT_EQ(file, path);
+  EXPECT_EQ(line, 4);
+  Q_EMIT w.logView()->locationActivated(file, line, column);
+  auto* window = w.findChild<QDialog*>("sourceWindow");
+  ASSERT_TRUE(window);
+  EXPECT_TRUE(window->isVisible());
+  auto* source = window->findChild<lowerscope::SourceView*>();
+  ASSERT_TRUE(source);
+  EXPECT_EQ(source->highlightedLine(), 4);
+  EXPECT_EQ(source->textCursor().block().text(), "def main(:");
 }
 
 TEST_F(MainWindowTest, OpeningABrokenOnnxFileFailsWithoutDumpingBinary) {
