@@ -16,6 +16,7 @@
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QHash>
+#include <QPen>
 #include <QWidget>
 
 #include <atomic>
@@ -30,10 +31,12 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSplitter;
+class QGraphicsPathItem;
 class QTextBrowser;
 
 namespace lowerscope {
 
+class GraphMinimap;
 class Session;
 
 /// One laid-out graph: what the worker computes and the cache keeps.
@@ -79,6 +82,13 @@ public:
   bool find(const QString& text, bool next = false);
   void selectNode(int node);
   int selectedNode() const { return selected_; }
+  bool selectedIsBefore() const { return selectedBefore_; }
+  /// Selects (and centres) the node named `name` in the after graph, or in
+  /// the before graph when `beforeSide`; false when that graph has none.
+  bool selectByName(const QString& name, bool beforeSide = false);
+  /// Selects the node that calls module function `function` (a fused group
+  /// or a call_tir of it); false when none does.
+  bool selectCaller(const QString& function, bool beforeSide = false);
   /// Blocks (processing events) until no layout is pending; false on timeout.
   bool waitForLayout(int timeoutMs);
 
@@ -88,6 +98,10 @@ public:
   const unity::viz::GraphDiff* diff() const { return hasDiff_ ? &diff_ : nullptr; }
   QGraphicsScene* scene() const { return afterScene_; }
   GraphCanvas* canvas() const { return afterView_; }
+  GraphCanvas* beforeCanvas() const { return beforeView_; }
+  QGraphicsScene* beforeScene() const { return beforeScene_; }
+  /// The overview in the corner of the after (main) canvas.
+  GraphMinimap* minimap() const { return minimap_; }
   QString statusText() const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
 
@@ -109,6 +123,10 @@ private:
                 const std::vector<unity::viz::DiffStatus>* status, bool beforeSide);
   void showProperties();
   void updateFunctions();
+  QPen nodePen(const unity::viz::GraphNode& n, const std::vector<unity::viz::DiffStatus>* status,
+               bool selected) const;
+  /// Re-pens the previously and newly selected nodes without redrawing.
+  void restyleSelection(int previous);
 
   Session* session_;
   QComboBox* functions_;
@@ -121,6 +139,10 @@ private:
   QGraphicsScene* beforeScene_;
   QGraphicsScene* afterScene_;
   QTextBrowser* properties_;
+  GraphMinimap* minimap_;
+  GraphMinimap* beforeMinimap_;
+  // The node items drawn, indexed by node id (null where none was drawn).
+  std::vector<QGraphicsPathItem*> afterItems_, beforeItems_;
 
   bool diffMode_ = false;
   std::set<std::string> expanded_;
