@@ -44,7 +44,8 @@ struct LaidOutGraph {
   unity::ir::IRModule module; // keeps the key's module alive
   unity::viz::DataflowGraph graph;
   unity::viz::GraphLayout layout;
-  QString error; // extraction/layout failure, shown instead of a graph
+  QString error;        // extraction/layout failure, shown instead of a graph
+  double extractMs = 0; // time spent extracting the graph (worker thread)
 };
 using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
 
@@ -66,6 +67,14 @@ protected:
   void mousePressEvent(QMouseEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
+  void paintEvent(QPaintEvent* e) override;
+  /// A fitted graph stays fitted when the canvas changes size (docks
+  /// resized, before/after toggled), until the user zooms.
+  void resizeEvent(QResizeEvent* e) override;
+
+private:
+  bool fitted_ = false;
+  QTransform fitTransform_;
 };
 
 class GraphView : public QWidget {
@@ -104,6 +113,8 @@ public:
   GraphMinimap* minimap() const { return minimap_; }
   QString statusText() const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
+  /// Milliseconds the last redraw spent on the UI thread (diff + scene items).
+  double lastDrawMs() const { return lastDrawMs_; }
 
 Q_SIGNALS:
   /// The user selected a node; line is its binding's text line (0: none).
@@ -155,6 +166,7 @@ private:
   int pending_ = 0;
   std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
   QString wantAfter_, wantBefore_; // cache keys the view waits for
+  double lastDrawMs_ = 0;
 };
 
 } // namespace lowerscope

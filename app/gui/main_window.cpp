@@ -443,7 +443,18 @@ void MainWindow::onGraphNodeDoubleClicked(int node) {
     irDiff_->setFunction(QString::fromStdString(callee));
     irTextDock_->show();
     irTextDock_->raise();
+    widenTextForLoopNest();
   }
+}
+
+void MainWindow::widenTextForLoopNest() {
+  // A loop nest is deep and wide, and two of them sit side by side in
+  // before/after mode: give the text most of the width if it has less.
+  if (irTextDock_->isFloating() || dockWidgetArea(irTextDock_) == Qt::BottomDockWidgetArea)
+    return;
+  const int wanted = width() * 11 / 20;
+  if (irTextDock_->width() < wanted)
+    resizeDocks({irTextDock_}, {wanted}, Qt::Horizontal);
 }
 
 bool MainWindow::selectStep(const QString& spec, QString* error) {
@@ -472,6 +483,7 @@ bool MainWindow::selectFunction(const QString& name, QString* error) {
   if (unity::ir::isa<unity::ir::PrimFunc>(m->lookup(name.toStdString()))) {
     irDiff_->setFunction(name);
     irTextDock_->raise();
+    widenTextForLoopNest();
   } else {
     session_->setCurrentFunction(name);
   }

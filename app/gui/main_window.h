@@ -109,6 +109,7 @@ private:
   void onBuildFinished(bool ok, const QString& summary);
   void onGraphNodeDoubleClicked(int node);
   void onBindingSelected(const QString& function, const QString& name, bool beforeSide);
+  void widenTextForLoopNest();
   void updateActions();
   void updateTitle();
 
