@@ -22,7 +22,11 @@
 #include <cmath>
 
 #include "engine/support/error.h"
+#include "views/graph_items.h"
+#include "views/graph_labels.h"
+#include "views/graph_minimap.h"
 #include "views/session.h"
+#include "views/theme.h"
 
 namespace lowerscope {
 
@@ -32,20 +36,23 @@ using unity::viz::NodeKind;
 namespace {
 
 constexpr int kIdKey = 0, kTypeKey = 1;
+// Beyond this many nodes the layout trades polish for time (see request()).
+constexpr double kBigGraphNodes = 1500, kBigGraphSimplexIterations = 200;
 const QString kNodeType = "node", kClusterType = "cluster";
 
 QColor statusColor(DiffStatus s) {
+  const ThemeColors& colors = Theme::instance()->colors();
   switch (s) {
   case DiffStatus::Added:
-    return QColor("#2f9e44");
+    return colors.added;
   case DiffStatus::Removed:
-    return QColor("#e03131");
+    return colors.removed;
   case DiffStatus::Changed:
-    return QColor("#f59f00");
+    return colors.changed;
   case DiffStatus::Unchanged:
     break;
   }
-  return QColor("#495057");
+  return colors.nodeBorder;
 }
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -65,7 +72,7 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   setDragMode(QGraphicsView::ScrollHandDrag);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-  setBackgroundBrush(QColor("#ffffff"));
+  setBackgroundBrush(Theme::instance()->colors().canvas);
 }
 
 void GraphCanvas::fit() {
@@ -75,15 +82,32 @@ void GraphCanvas::fit() {
   // Do not blow small graphs up past their natural size.
   if (zoom() > 1.0)
     setTransform(QTransform());
+  fitted_ = true;
+  fitTransform_ = transform();
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* e) {
+  QGraphicsView::resizeEvent(e);
+  // Zoomed since (wheel, keys, or scale() from code): leave it.
+  if (fitted_ && transform() == fitTransform_)
+    fit();
 }
 
 double GraphCanvas::zoom() const { return transform().m11(); }
+
+void GraphCanvas::paintEvent(QPaintEvent* e) {
+  // Antialiasing thousands of sub-pixel paths costs most of a frame and
+  // shows nothing: only draw smooth once the graph is readable.
+  setRenderHint(QPainter::Antialiasing, zoom() >= 0.35);
+  QGraphicsView::paintEvent(e);
+}
 
 void GraphCanvas::wheelEvent(QWheelEvent* e) {
   double factor = std::pow(1.0015, e->angleDelta().y());
   double z = zoom() * factor;
   if (z < 0.02 || z > 8)
     return;
+  fitted_ = false;
   scale(factor, factor);
 }
 
@@ -107,10 +131,12 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
 
 void GraphCanvas::keyPressEvent(QKeyEvent* e) {
   if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal) {
+    fitted_ = false;
     scale(1.25, 1.25);
     return;
   }
   if (e->key() == Qt::Key_Minus) {
+    fitted_ = false;
     scale(0.8, 0.8);
     return;
   }
@@ -129,7 +155,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
       status_(new QLabel(this)), splitter_(new QSplitter(Qt::Horizontal, this)),
       beforeView_(new GraphCanvas(this)), afterView_(new GraphCanvas(this)),
       beforeScene_(new QGraphicsScene(this)), afterScene_(new QGraphicsScene(this)),
-      properties_(new QTextBrowser(this)) {
+      properties_(new QTextBrowser(this)), minimap_(new GraphMinimap(afterView_)),
+      beforeMinimap_(new GraphMinimap(beforeView_)) {
   setObjectName("graphView");
   functions_->setObjectName("graphFunction");
   functions_->setToolTip(tr("Graph-level function to draw"));
@@ -207,6 +234,17 @@ GraphView::GraphView(Session* session, QWidget* parent)
     cache_.clear();
     expanded_.clear();
     refresh();
+  });
+  connect(Theme::instance(), &Theme::changed, this, [this] {
+    const QTransform a = afterView_->transform(), b = beforeView_->transform();
+    const QPointF ca = afterView_->mapToScene(afterView_->viewport()->rect().center());
+    const QPointF cb = beforeView_->mapToScene(beforeView_->viewport()->rect().center());
+    redraw();
+    // A palette change keeps the user's zoom and position.
+    afterView_->setTransform(a);
+    beforeView_->setTransform(b);
+    afterView_->centerOn(ca);
+    beforeView_->centerOn(cb);
   });
   refresh();
 }
@@ -330,9 +368,21 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
     auto out = std::make_shared<LaidOutGraph>();
     out->module = m;
     try {
+      auto t0 = std::chrono::steady_clock::now();
       out->graph = unity::viz::extractGraph(m, function, opts);
+      out->extractMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       unity::viz::LayoutOptions lo;
       lo.cancel = cancel.get();
+      // dot's network simplex may run nslimit x nodes iterations, each
+      // linear in the graph: on 5,000 nodes the default bound allows ~20,000
+      // (about a minute) for a few pixels of straighter edges. Big graphs
+      // get a fixed budget of iterations instead (bench/bench_workbench).
+      const double nodes = static_cast<double>(out->graph.nodes.size());
+      if (nodes > kBigGraphNodes) {
+        lo.nslimit = lo.nslimit1 = kBigGraphSimplexIterations / nodes;
+        lo.mclimit = 0.2;
+      }
       auto layout = unity::viz::layoutGraph(out->graph, lo);
       if (!layout)
         return nullptr;
@@ -355,8 +405,15 @@ bool GraphView::waitForLayout(int timeoutMs) {
 }
 
 void GraphView::redraw() {
+  const auto started = std::chrono::steady_clock::now();
   beforeScene_->clear();
   afterScene_->clear();
+  afterItems_.clear();
+  beforeItems_.clear();
+  minimap_->setGraph(nullptr);
+  beforeMinimap_->setGraph(nullptr);
+  afterView_->setBackgroundBrush(Theme::instance()->colors().canvas);
+  beforeView_->setBackgroundBrush(Theme::instance()->colors().canvas);
   hasDiff_ = false;
   if (!session_->hasModule()) {
     status_->setText(tr("Open a model to see its graph"));
@@ -401,14 +458,30 @@ void GraphView::redraw() {
   afterView_->fit();
   if (diffMode_)
     beforeView_->fit();
+  minimap_->setGraph(after_, afterStatus);
+  if (diffMode_)
+    beforeMinimap_->setGraph(before_, beforeStatus);
   if (selected_ >= 0)
     showProperties();
+  lastDrawMs_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+}
+
+QPen GraphView::nodePen(const unity::viz::GraphNode& n, const std::vector<DiffStatus>* status,
+                        bool selected) const {
+  const ThemeColors& colors = Theme::instance()->colors();
+  if (selected)
+    return QPen(colors.selection, 3.5);
+  if (status && n.id < static_cast<int>(status->size()) && (*status)[n.id] != DiffStatus::Unchanged)
+    return QPen(statusColor((*status)[n.id]), 3.5);
+  return QPen(colors.nodeBorder, n.kind == NodeKind::Cluster ? 2 : 1);
 }
 
 void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
                          const std::vector<DiffStatus>* status, bool beforeSide) {
+  const ThemeColors& colors = Theme::instance()->colors();
   if (!g.error.isEmpty()) {
-    scene->addSimpleText(g.error);
+    scene->addSimpleText(g.error)->setBrush(colors.nodeText);
     return;
   }
   const auto& G = g.graph;
@@ -424,19 +497,18 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
     if (!G.clusters[ci].expanded || c.width <= 0)
       continue;
     auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
-                               QPen(QColor("#868e96"), 1, Qt::DashLine), QColor("#f8f9fa"));
+                               QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
     box->setZValue(-2);
     box->setData(kIdKey, int(ci));
     box->setData(kTypeKey, kClusterType);
     box->setToolTip(tr("%1 (double-click to collapse)").arg(q(G.clusters[ci].function)));
-    auto* title = new QGraphicsSimpleTextItem(q(G.clusters[ci].function), box);
+    auto* title = new LodTextItem(q(G.clusters[ci].function), box);
     title->setFont(small);
-    title->setBrush(QColor("#495057"));
+    title->setBrush(colors.clusterText);
     title->setPos(c.x + 4, c.y + 2);
   }
 
-  bool labels = G.edges.size() <= 400;
-  QPen edgePen(QColor("#868e96"), 1);
+  QPen edgePen(colors.edge, 1);
   for (size_t i = 0; i < G.edges.size() && i < L.edges.size(); ++i) {
     const auto& e = L.edges[i];
     if (e.points.empty())
@@ -455,16 +527,23 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       double len = std::max(1e-6, line.length());
       QPointF dir = (from - tip) / len, normal(-dir.y(), dir.x());
       QPolygonF head({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
-      scene->addPolygon(head, QPen(Qt::NoPen), QColor("#868e96"))->setZValue(-1);
-    }
-    if (labels && !G.edges[i].label.empty()) {
-      auto* t = scene->addSimpleText(q(G.edges[i].label), small);
-      t->setBrush(QColor("#868e96"));
-      t->setPos(e.labelPos.x + 3, e.labelPos.y - 5);
-      t->setZValue(-1);
+      scene->addPolygon(head, QPen(Qt::NoPen), colors.edge)->setZValue(-1);
     }
   }
+  // Shape/dtype labels where they fit (graph_labels.h): short, one per
+  // value, never over a node or another label; the full type is the tooltip.
+  for (const EdgeLabel& label : placeEdgeLabels(G, L, small)) {
+    auto* t = new LodTextItem(label.text);
+    t->setFont(small);
+    t->setBrush(colors.edgeLabel);
+    t->setPos(label.rect.topLeft());
+    t->setZValue(-1);
+    t->setToolTip(label.full);
+    scene->addItem(t);
+  }
 
+  auto& items = beforeSide ? beforeItems_ : afterItems_;
+  items.assign(G.nodes.size(), nullptr);
   for (const auto& n : G.nodes) {
     if (n.id >= static_cast<int>(L.nodes.size()))
       continue;
@@ -475,16 +554,10 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       shape.addEllipse(r);
     else
       shape.addRoundedRect(r, 5, 5);
-    QPen pen(QColor("#495057"), n.kind == NodeKind::Cluster ? 2 : 1);
-    if (status) {
-      DiffStatus s = (*status)[n.id];
-      if (s != DiffStatus::Unchanged)
-        pen = QPen(statusColor(s), 3.5);
-    }
     bool isSelected = n.id == selected_ && beforeSide == selectedBefore_;
-    if (isSelected)
-      pen = QPen(QColor("#1c7ed6"), 3.5);
-    auto* item = scene->addPath(shape, pen, QColor(q(unity::viz::nodeColor(n))));
+    auto* item = scene->addPath(shape, nodePen(n, status, isSelected),
+                                colors.nodeFill(QColor(q(unity::viz::nodeColor(n)))));
+    items[n.id] = item;
     item->setData(kIdKey, n.id);
     item->setData(kTypeKey, kNodeType);
     QString tip = q(n.name) + " : " + q(n.op);
@@ -493,8 +566,9 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
     if (n.kind == NodeKind::Cluster)
       tip += "\n" + tr("fused group (double-click to expand)");
     item->setToolTip(tip);
-    auto* text = new QGraphicsSimpleTextItem(q(n.label()), item);
+    auto* text = new LodTextItem(q(n.label()), item);
     text->setFont(n.kind == NodeKind::Constant ? small : font);
+    text->setBrush(colors.nodeText);
     QRectF tb = text->boundingRect();
     double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
     text->setScale(fitScale);
@@ -502,19 +576,78 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
   }
 }
 
+void GraphView::restyleSelection(int previous) {
+  auto restyle = [this](int node, bool beforeSide) {
+    LaidOutGraphPtr g = beforeSide ? before_ : after_;
+    const auto& items = beforeSide ? beforeItems_ : afterItems_;
+    if (!g || node < 0 || node >= static_cast<int>(items.size()) || !items[node])
+      return;
+    const std::vector<DiffStatus>* status =
+        hasDiff_ ? (beforeSide ? &diff_.before : &diff_.after) : nullptr;
+    items[node]->setPen(
+        nodePen(g->graph.nodes[node], status, node == selected_ && beforeSide == selectedBefore_));
+  };
+  // The side of the previous selection is not kept: re-pen it on both.
+  restyle(previous, false);
+  restyle(previous, true);
+  restyle(selected_, selectedBefore_);
+}
+
 void GraphView::selectNode(int node) {
-  selected_ = node;
-  redraw();
+  // Only the two nodes whose pen changes are touched: a full redraw would
+  // be slow on big graphs and would lose the user's zoom.
+  restyleSelection(std::exchange(selected_, node));
   showProperties();
   LaidOutGraphPtr g = selectedBefore_ ? before_ : after_;
   if (g && node >= 0 && node < static_cast<int>(g->graph.nodes.size())) {
     const auto& n = g->graph.nodes[node];
     if (node < static_cast<int>(g->layout.nodes.size())) {
+      // Scroll only when the node is (partly) out of sight, so a click does
+      // not move what the user is looking at.
       GraphCanvas* c = selectedBefore_ ? beforeView_ : afterView_;
-      c->centerOn(g->layout.nodes[node].x, g->layout.nodes[node].y);
+      const auto& geo = g->layout.nodes[node];
+      c->ensureVisible(QRectF(geo.x - geo.width / 2, geo.y - geo.height / 2, geo.width, geo.height),
+                       30, 30);
     }
     Q_EMIT nodeSelected(q(n.name), n.line);
   }
+}
+
+bool GraphView::selectByName(const QString& name, bool beforeSide) {
+  LaidOutGraphPtr g = beforeSide ? before_ : after_;
+  if (!g || name.isEmpty() || (beforeSide && !diffMode_))
+    return false;
+  const int node = g->graph.findNode(name.toStdString());
+  if (node < 0)
+    return false;
+  if (node == selected_ && beforeSide == selectedBefore_)
+    return true; // already there; do not echo nodeSelected back
+  selectedBefore_ = beforeSide;
+  selectNode(node);
+  if (node < static_cast<int>(g->layout.nodes.size()))
+    (beforeSide ? beforeView_ : afterView_)
+        ->centerOn(g->layout.nodes[node].x, g->layout.nodes[node].y);
+  return true;
+}
+
+bool GraphView::selectCaller(const QString& function, bool beforeSide) {
+  LaidOutGraphPtr g = beforeSide ? before_ : after_;
+  if (!g || function.isEmpty() || (beforeSide && !diffMode_))
+    return false;
+  const std::string callee = function.toStdString();
+  for (const auto& n : g->graph.nodes) {
+    if (n.callee != callee)
+      continue;
+    if (n.id == selected_ && beforeSide == selectedBefore_)
+      return true;
+    selectedBefore_ = beforeSide;
+    selectNode(n.id);
+    if (n.id < static_cast<int>(g->layout.nodes.size()))
+      (beforeSide ? beforeView_ : afterView_)
+          ->centerOn(g->layout.nodes[n.id].x, g->layout.nodes[n.id].y);
+    return true;
+  }
+  return false;
 }
 
 bool GraphView::find(const QString& text, bool next) {

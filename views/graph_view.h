@@ -16,6 +16,7 @@
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QHash>
+#include <QPen>
 #include <QWidget>
 
 #include <atomic>
@@ -30,10 +31,12 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSplitter;
+class QGraphicsPathItem;
 class QTextBrowser;
 
 namespace lowerscope {
 
+class GraphMinimap;
 class Session;
 
 /// One laid-out graph: what the worker computes and the cache keeps.
@@ -41,7 +44,8 @@ struct LaidOutGraph {
   unity::ir::IRModule module; // keeps the key's module alive
   unity::viz::DataflowGraph graph;
   unity::viz::GraphLayout layout;
-  QString error; // extraction/layout failure, shown instead of a graph
+  QString error;        // extraction/layout failure, shown instead of a graph
+  double extractMs = 0; // time spent extracting the graph (worker thread)
 };
 using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
 
@@ -63,6 +67,14 @@ protected:
   void mousePressEvent(QMouseEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
+  void paintEvent(QPaintEvent* e) override;
+  /// A fitted graph stays fitted when the canvas changes size (docks
+  /// resized, before/after toggled), until the user zooms.
+  void resizeEvent(QResizeEvent* e) override;
+
+private:
+  bool fitted_ = false;
+  QTransform fitTransform_;
 };
 
 class GraphView : public QWidget {
@@ -79,6 +91,13 @@ public:
   bool find(const QString& text, bool next = false);
   void selectNode(int node);
   int selectedNode() const { return selected_; }
+  bool selectedIsBefore() const { return selectedBefore_; }
+  /// Selects (and centres) the node named `name` in the after graph, or in
+  /// the before graph when `beforeSide`; false when that graph has none.
+  bool selectByName(const QString& name, bool beforeSide = false);
+  /// Selects the node that calls module function `function` (a fused group
+  /// or a call_tir of it); false when none does.
+  bool selectCaller(const QString& function, bool beforeSide = false);
   /// Blocks (processing events) until no layout is pending; false on timeout.
   bool waitForLayout(int timeoutMs);
 
@@ -88,8 +107,14 @@ public:
   const unity::viz::GraphDiff* diff() const { return hasDiff_ ? &diff_ : nullptr; }
   QGraphicsScene* scene() const { return afterScene_; }
   GraphCanvas* canvas() const { return afterView_; }
+  GraphCanvas* beforeCanvas() const { return beforeView_; }
+  QGraphicsScene* beforeScene() const { return beforeScene_; }
+  /// The overview in the corner of the after (main) canvas.
+  GraphMinimap* minimap() const { return minimap_; }
   QString statusText() const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
+  /// Milliseconds the last redraw spent on the UI thread (diff + scene items).
+  double lastDrawMs() const { return lastDrawMs_; }
 
 Q_SIGNALS:
   /// The user selected a node; line is its binding's text line (0: none).
@@ -109,6 +134,10 @@ private:
                 const std::vector<unity::viz::DiffStatus>* status, bool beforeSide);
   void showProperties();
   void updateFunctions();
+  QPen nodePen(const unity::viz::GraphNode& n, const std::vector<unity::viz::DiffStatus>* status,
+               bool selected) const;
+  /// Re-pens the previously and newly selected nodes without redrawing.
+  void restyleSelection(int previous);
 
   Session* session_;
   QComboBox* functions_;
@@ -121,6 +150,10 @@ private:
   QGraphicsScene* beforeScene_;
   QGraphicsScene* afterScene_;
   QTextBrowser* properties_;
+  GraphMinimap* minimap_;
+  GraphMinimap* beforeMinimap_;
+  // The node items drawn, indexed by node id (null where none was drawn).
+  std::vector<QGraphicsPathItem*> afterItems_, beforeItems_;
 
   bool diffMode_ = false;
   std::set<std::string> expanded_;
@@ -133,6 +166,7 @@ private:
   int pending_ = 0;
   std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
   QString wantAfter_, wantBefore_; // cache keys the view waits for
+  double lastDrawMs_ = 0;
 };
 
 } // namespace lowerscope

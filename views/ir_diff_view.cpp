@@ -17,22 +17,33 @@
 #include "engine/viz/text_diff.h"
 #include "views/loop_tree_view.h"
 #include "views/session.h"
+#include "views/theme.h"
 
 namespace lowerscope {
 
 namespace {
 
-/// Keywords, R./T. namespaces, strings and comments of the .uir format.
+/// Keywords, R./T. namespaces, strings and comments of the .uir format, in
+/// the theme's colours (re-applied when the theme changes).
 class IrHighlighter : public QSyntaxHighlighter {
 public:
   explicit IrHighlighter(QTextDocument* doc) : QSyntaxHighlighter(doc) {
+    setColors();
+    QObject::connect(Theme::instance(), &Theme::changed, this, [this] {
+      setColors();
+      rehighlight();
+    });
+  }
+
+  void setColors() {
+    const ThemeColors& colors = Theme::instance()->colors();
     QTextCharFormat kw, ns, str, comment, deco;
-    kw.setForeground(QColor("#7048e8"));
+    kw.setForeground(colors.keyword);
     kw.setFontWeight(QFont::Bold);
-    ns.setForeground(QColor("#1971c2"));
-    str.setForeground(QColor("#2b8a3e"));
-    comment.setForeground(QColor("#868e96"));
-    deco.setForeground(QColor("#e8590c"));
+    ns.setForeground(colors.nameSpace);
+    str.setForeground(colors.string);
+    comment.setForeground(colors.comment);
+    deco.setForeground(colors.decorator);
     rules_ = {{QRegularExpression("\\b(def|for|in|with|return|if|else|as)\\b"), kw},
               {QRegularExpression("\\b[RT]\\.[A-Za-z_.]+"), ns},
               {QRegularExpression("@[RT]\\.\\w+"), deco},
@@ -77,6 +88,18 @@ std::string printPart(const unity::ir::IRModule& m, const std::string& function)
   if (!f)
     return "# " + function + " is not in the module at this step\n";
   return unity::text::printModule(unity::ir::makeModule({{function, f}}));
+}
+
+/// "lv3" in "        lv3: R.Tensor(...) = R.add(...)" or "        lv3 = R.add(...)".
+const QRegularExpression& bindingPattern() {
+  static const QRegularExpression re(QStringLiteral("^\\s+([A-Za-z_][\\w.]*)\\s*(?::|=(?!=))"));
+  return re;
+}
+
+/// "main" in "def main(x: ...":
+const QRegularExpression& defPattern() {
+  static const QRegularExpression re(QStringLiteral("^def\\s+([A-Za-z_][\\w.]*)\\s*\\("));
+  return re;
 }
 
 void markLines(QPlainTextEdit* e, const std::vector<int>& lines, const QColor& color) {
@@ -125,6 +148,13 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
   connect(before_->verticalScrollBar(), &QScrollBar::valueChanged, after_->verticalScrollBar(),
           &QScrollBar::setValue);
   connect(diffBox_, &QCheckBox::toggled, this, &IrDiffView::setDiffMode);
+  connect(after_, &QPlainTextEdit::cursorPositionChanged, this, [this] { onCursorMoved(false); });
+  connect(before_, &QPlainTextEdit::cursorPositionChanged, this, [this] { onCursorMoved(true); });
+  // New line colours; the highlighters follow the theme themselves.
+  connect(Theme::instance(), &Theme::changed, this, [this] {
+    if (diffMode_)
+      refresh();
+  });
   connect(functions_, &QComboBox::activated, this, [this] { refresh(); });
   connect(session_, &Session::currentStepChanged, this, &IrDiffView::refresh);
   connect(session_, &Session::moduleChanged, this, &IrDiffView::refresh);
@@ -221,24 +251,69 @@ void IrDiffView::refresh() {
   }
   before_->setPlainText(left.join('\n'));
   after_->setPlainText(right.join('\n'));
-  markLines(before_, leftMarks, QColor("#ffe3e3"));
-  markLines(after_, rightMarks, QColor("#d3f9d8"));
+  markLines(before_, leftMarks, Theme::instance()->colors().deletedLine);
+  markLines(after_, rightMarks, Theme::instance()->colors().insertedLine);
   status_->setText(tr("%1: -%2 +%3 lines")
                        .arg(session_->stepName(session_->currentStep()))
                        .arg(deleted_)
                        .arg(inserted_));
 }
 
-bool IrDiffView::revealName(const QString& name) {
+IrDiffView::Binding IrDiffView::bindingAt(bool beforeSide, int line) const {
+  QTextDocument* doc = (beforeSide ? before_ : after_)->document();
+  QTextBlock block = doc->findBlockByNumber(line);
+  if (!block.isValid())
+    return {};
+  const QRegularExpressionMatch m = bindingPattern().match(block.text());
+  if (!m.hasMatch())
+    return {};
+  Binding b;
+  b.name = m.captured(1);
+  // The function: the nearest "def" above (diff fillers are blank lines).
+  for (QTextBlock up = block; up.isValid(); up = up.previous()) {
+    const QRegularExpressionMatch d = defPattern().match(up.text());
+    if (d.hasMatch()) {
+      b.function = d.captured(1);
+      break;
+    }
+  }
+  if (b.function.isEmpty())
+    b.function = function();
+  return b;
+}
+
+void IrDiffView::onCursorMoved(bool beforeSide) {
+  if (revealing_)
+    return;
+  const Binding b =
+      bindingAt(beforeSide, (beforeSide ? before_ : after_)->textCursor().blockNumber());
+  if (!b.name.isEmpty())
+    Q_EMIT bindingSelected(b.function, b.name, beforeSide);
+}
+
+bool IrDiffView::revealName(const QString& name, const QString& function, bool beforeSide) {
   if (name.isEmpty())
     return false;
+  QPlainTextEdit* edit = beforeSide ? before_ : after_;
   QRegularExpression re("^\\s*" + QRegularExpression::escape(name) + "\\s*[:=]");
-  for (QTextBlock b = after_->document()->begin(); b.isValid(); b = b.next()) {
+  // Search inside `function` when the text has its "def"; else everywhere.
+  QTextBlock from = edit->document()->begin();
+  if (!function.isEmpty())
+    for (QTextBlock b = from; b.isValid(); b = b.next()) {
+      const QRegularExpressionMatch d = defPattern().match(b.text());
+      if (d.hasMatch() && d.captured(1) == function) {
+        from = b;
+        break;
+      }
+    }
+  for (QTextBlock b = from; b.isValid(); b = b.next()) {
     if (re.match(b.text()).hasMatch()) {
       QTextCursor c(b);
       c.select(QTextCursor::LineUnderCursor);
-      after_->setTextCursor(c);
-      after_->centerCursor();
+      revealing_ = true;
+      edit->setTextCursor(c);
+      edit->centerCursor();
+      revealing_ = false;
       return true;
     }
   }

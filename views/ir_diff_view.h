@@ -6,6 +6,10 @@
 // the session shows, or the whole module, is printed. Keywords are
 // highlighted. A PrimFunc chosen in the function list shows its loop nest
 // here and its loop-tree outline in a LoopTreeView.
+//
+// Selection is linked with the graph: putting the cursor on a binding line
+// emits bindingSelected (the window selects that node in the graph), and
+// revealName scrolls to the binding of a node chosen in the graph.
 #include <QWidget>
 
 class QCheckBox;
@@ -36,13 +40,30 @@ public:
   int deletedLines() const { return deleted_; }
   int insertedLines() const { return inserted_; }
 
+  /// The binding a text line defines: its name and the function it is in
+  /// ("" when the line binds nothing). `line` is 0-based in `before()` or
+  /// `after()`.
+  struct Binding {
+    QString function, name;
+  };
+  Binding bindingAt(bool beforeSide, int line) const;
+
 public Q_SLOTS:
   void refresh();
-  /// Scrolls the after text to the definition of `name` and selects it.
-  bool revealName(const QString& name);
+  /// Scrolls the after text (the before text when `beforeSide`) to the
+  /// definition of `name` — in `function` when the text shows several — and
+  /// selects it. Does not emit bindingSelected.
+  bool revealName(const QString& name, const QString& function = {}, bool beforeSide = false);
+
+Q_SIGNALS:
+  /// The user put the cursor on a line that binds `name` in `function`
+  /// (clicked it, or moved there with the keys); `beforeSide`: in the
+  /// before text.
+  void bindingSelected(const QString& function, const QString& name, bool beforeSide);
 
 private:
   void fillFunctions();
+  void onCursorMoved(bool beforeSide);
 
   Session* session_;
   QComboBox* functions_;
@@ -53,6 +74,7 @@ private:
   QPlainTextEdit* after_;
   LoopTreeView* loopTree_;
   bool diffMode_ = false;
+  bool revealing_ = false; // revealName moves the cursor: not a user choice
   int deleted_ = 0, inserted_ = 0;
 };
 

@@ -52,12 +52,18 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("function"),
       QStringLiteral("Show function F: its graph, or the loop nest of a tensor-level function."),
       QStringLiteral("F"));
+  const QCommandLineOption themeOption(
+      QStringLiteral("theme"),
+      QStringLiteral("Palette for this run: light, dark or system (default: the one chosen in "
+                     "View > Theme; screenshots: system)."),
+      QStringLiteral("light|dark|system"));
   parser.addOption(openOption);
   parser.addOption(buildOption);
   parser.addOption(passOption);
   parser.addOption(functionOption);
   parser.addOption(screenshotOption);
   parser.addOption(sizeOption);
+  parser.addOption(themeOption);
 
   CommandLine result;
   if (!parser.parse(arguments)) {
@@ -97,6 +103,17 @@ CommandLine parseCommandLine(const QStringList& arguments) {
     result.action = CommandLine::Action::Error;
     result.text = QStringLiteral("--screenshot needs a file name");
     return result;
+  }
+  if (parser.isSet(themeOption)) {
+    const QString theme = parser.value(themeOption).trimmed().toLower();
+    if (theme != QLatin1String("light") && theme != QLatin1String("dark") &&
+        theme != QLatin1String("system")) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("invalid --theme '%1': expected light, dark or system")
+                        .arg(parser.value(themeOption));
+      return result;
+    }
+    result.options.theme = theme;
   }
   if (parser.isSet(sizeOption)) {
     result.options.size = parseSize(parser.value(sizeOption));

@@ -1,7 +1,7 @@
 #pragma once
 // Command line of the lowerscope executable:
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
-//              [--screenshot FILE.png] [--size WxH]
+//              [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -15,6 +15,7 @@ struct GuiOptions {
   QString function;       // --function: the function to show
   QString screenshotPath; // --screenshot: render the window to this PNG and exit
   QSize size;             // --size: window size; invalid when not given
+  QString theme;          // --theme: light, dark or system for this run; "" = the saved one
 };
 
 struct CommandLine {

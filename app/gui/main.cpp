@@ -1,6 +1,6 @@
 // lowerscope: the GUI workbench. Thin: the window lives in lowerscope_app.
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
-//              [--screenshot FILE.png] [--size WxH]
+//              [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
 // With --screenshot the window is shown off screen at its final size first,
 // then the build and the graph layout are waited for (both run off the UI
 // thread; the waits process events, so their signals arrive as in the GUI),
@@ -14,6 +14,7 @@
 #include "views/ir_diff_view.h"
 #include "views/log_view.h"
 #include "views/session.h"
+#include "views/theme.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -157,6 +158,9 @@ int main(int argc, char** argv) {
   lowerscope::MainWindow window;
   if (!screenshot)
     window.restoreSettings();
+  // After restoreSettings: --theme wins for this run and is not saved.
+  if (const auto theme = lowerscope::parseThemeChoice(options.theme))
+    window.setTheme(*theme, false);
   bool opened = false;
   if (!options.openFile.isEmpty()) {
     QString error;

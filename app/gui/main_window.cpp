@@ -4,6 +4,7 @@
 #include "app/gui/application.h"
 #include "app/gui/recent_files.h"
 #include "engine/ir/tir.h"
+#include "engine/viz/graph_layout.h"
 #include "lowerscope/version.h"
 #include "views/build_worker.h"
 #include "views/empty_state_widget.h"
@@ -16,6 +17,7 @@
 #include "views/source_view.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
@@ -32,6 +34,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
 #include <QUrl>
@@ -188,6 +191,11 @@ void MainWindow::createMenus() {
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
   file->addSeparator();
+  exportAction_ = file->addAction(tr("&Export Graph\u2026"), this, &MainWindow::showExportDialog);
+  exportAction_->setObjectName("exportGraphAction");
+  exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  exportAction_->setStatusTip(tr("Save the graph shown as SVG, PNG or Graphviz DOT"));
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   quit->setMenuRole(QAction::QuitRole);
@@ -197,6 +205,22 @@ void MainWindow::createMenus() {
     view->addAction(dock->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+  QMenu* theme = view->addMenu(tr("&Theme"));
+  theme->setObjectName("themeMenu");
+  themeGroup_ = new QActionGroup(this);
+  themeGroup_->setExclusive(true);
+  const std::pair<ThemeChoice, QString> themes[] = {{ThemeChoice::Light, tr("&Light")},
+                                                    {ThemeChoice::Dark, tr("&Dark")},
+                                                    {ThemeChoice::System, tr("&System")}};
+  for (const auto& [choice, label] : themes) {
+    QAction* a = theme->addAction(label);
+    a->setCheckable(true);
+    a->setData(themeChoiceName(choice));
+    a->setObjectName(QStringLiteral("theme_") + themeChoiceName(choice));
+    a->setChecked(choice == Theme::instance()->choice());
+    themeGroup_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, c = choice] { setTheme(c, true); });
+  }
 
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   buildAction_ = build->addAction(tr("&Build"), this, &MainWindow::startBuild);
@@ -362,8 +386,27 @@ void MainWindow::connectSession() {
   });
   connect(graphView_->canvas(), &GraphCanvas::nodeDoubleClicked, this,
           &MainWindow::onGraphNodeDoubleClicked);
-  connect(graphView_, &GraphView::nodeSelected, this,
-          [this](const QString& name, int) { irDiff_->revealName(name); });
+  // Linked selection: a node chosen in the graph scrolls the text to its
+  // binding; a binding line chosen in the text selects its node.
+  connect(graphView_, &GraphView::nodeSelected, this, [this](const QString& name, int) {
+    if (linkingFromText_)
+      return;
+    irDiff_->revealName(name, session_->currentFunction(),
+                        graphView_->selectedIsBefore() && irDiff_->diffMode());
+  });
+  connect(irDiff_, &IrDiffView::bindingSelected, this, &MainWindow::onBindingSelected);
+}
+
+void MainWindow::onBindingSelected(const QString& function, const QString& name, bool beforeSide) {
+  const bool before = beforeSide && graphView_->diffMode();
+  linkingFromText_ = true;
+  // A line of the graph's function is a node; a line inside another
+  // function (a fused group, a PrimFunc) selects the node that calls it.
+  if (function.isEmpty() || function == session_->currentFunction())
+    graphView_->selectByName(name, before);
+  else
+    graphView_->selectCaller(function, before);
+  linkingFromText_ = false;
 }
 
 bool MainWindow::startBuild() {
@@ -408,7 +451,18 @@ void MainWindow::onGraphNodeDoubleClicked(int node) {
     irDiff_->setFunction(QString::fromStdString(callee));
     irTextDock_->show();
     irTextDock_->raise();
+    widenTextForLoopNest();
   }
+}
+
+void MainWindow::widenTextForLoopNest() {
+  // A loop nest is deep and wide, and two of them sit side by side in
+  // before/after mode: give the text most of the width if it has less.
+  if (irTextDock_->isFloating() || dockWidgetArea(irTextDock_) == Qt::BottomDockWidgetArea)
+    return;
+  const int wanted = width() * 11 / 20;
+  if (irTextDock_->width() < wanted)
+    resizeDocks({irTextDock_}, {wanted}, Qt::Horizontal);
 }
 
 bool MainWindow::selectStep(const QString& spec, QString* error) {
@@ -437,6 +491,7 @@ bool MainWindow::selectFunction(const QString& name, QString* error) {
   if (unity::ir::isa<unity::ir::PrimFunc>(m->lookup(name.toStdString()))) {
     irDiff_->setFunction(name);
     irTextDock_->raise();
+    widenTextForLoopNest();
   } else {
     session_->setCurrentFunction(name);
   }
@@ -447,6 +502,73 @@ void MainWindow::updateActions() {
   const bool building = session_->isBuilding();
   buildAction_->setEnabled(hasModel() && !building);
   cancelAction_->setEnabled(building);
+  if (exportAction_)
+    exportAction_->setEnabled(hasModel());
+}
+
+QAction* MainWindow::themeAction(ThemeChoice choice) const {
+  for (QAction* a : themeGroup_->actions())
+    if (a->data().toString() == themeChoiceName(choice))
+      return a;
+  return nullptr;
+}
+
+void MainWindow::setTheme(ThemeChoice choice, bool persist) {
+  Theme::instance()->setChoice(choice);
+  if (QAction* a = themeAction(choice))
+    a->setChecked(true);
+  if (persist)
+    Theme::saveChoice(choice);
+}
+
+bool MainWindow::exportGraph(const QString& path, QString* error) {
+  auto fail = [&](const QString& reason) {
+    if (error)
+      *error = tr("Cannot export to %1: %2").arg(QDir::toNativeSeparators(path), reason);
+    return false;
+  };
+  const LaidOutGraphPtr g = graphView_->shown();
+  if (!g)
+    return fail(tr("no graph is shown"));
+  if (!g->error.isEmpty())
+    return fail(g->error);
+  const QString format = QFileInfo(path).suffix().toLower();
+  if (format != QLatin1String("svg") && format != QLatin1String("png") &&
+      format != QLatin1String("dot"))
+    return fail(tr("unknown format '%1' (use .svg, .png or .dot)").arg(format));
+  std::string bytes;
+  try {
+    bytes = unity::viz::renderGraph(g->graph, format.toStdString());
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) ||
+      file.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()) || !file.commit())
+    return fail(file.errorString());
+  log_->info(tr("Exported the graph of %1 to %2")
+                 .arg(QString::fromStdString(g->graph.function), QDir::toNativeSeparators(path)));
+  return true;
+}
+
+void MainWindow::showExportDialog() {
+  if (!hasModel())
+    return;
+  QSettings settings;
+  const QString dir = settings.value(kLastDirKey).toString();
+  const QString suggested =
+      QDir(dir).filePath(QFileInfo(currentFile_).completeBaseName() + QStringLiteral("-") +
+                         session_->stepName(session_->currentStep()) + QStringLiteral(".svg"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export Graph"), suggested,
+      tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
+  if (path.isEmpty())
+    return;
+  QString error;
+  if (!exportGraph(path, &error))
+    QMessageBox::warning(this, tr("Export Graph"), error);
+  else
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 8000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -515,6 +637,7 @@ void MainWindow::updateTitle() {
 }
 
 void MainWindow::restoreSettings() {
+  setTheme(Theme::savedChoice(), false);
   QSettings settings;
   if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
     resize(kDefaultSize);

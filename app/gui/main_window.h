@@ -10,7 +10,10 @@
 #include <QMainWindow>
 #include <QSize>
 
+#include "views/theme.h"
+
 class QAction;
+class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -62,6 +65,17 @@ public:
   PassTimelineView* timelineView() const { return timeline_; }
   LogView* logView() const { return log_; }
   QAction* buildAction() const { return buildAction_; }
+  /// View ▸ Theme ▸ Light / Dark / System.
+  QAction* themeAction(ThemeChoice choice) const;
+  QAction* exportAction() const { return exportAction_; }
+
+  /// Applies a palette to the whole application; `persist` also saves it
+  /// in the settings (the menu does; --theme for screenshots does not).
+  void setTheme(ThemeChoice choice, bool persist);
+  /// Writes the graph shown (the after side) as SVG, PNG or DOT, chosen by
+  /// the file's suffix, laid out by Graphviz like `lowerscope-cli render`.
+  /// False (and `error`) when there is no graph or the file cannot be written.
+  bool exportGraph(const QString& path, QString* error = nullptr);
 
   /// Shows the step `spec` names ("7", "FuseOps") with before/after views;
   /// false (and `error`) when the history has no such step.
@@ -73,6 +87,7 @@ public:
 
 public Q_SLOTS:
   void showOpenDialog();
+  void showExportDialog();
   void showAbout();
   /// Starts a build of the open model off the UI thread; false when there is
   /// no model or a build runs already.
@@ -95,6 +110,8 @@ private:
   void onGraphNodeDoubleClicked(int node);
   /// Opens the source window at a located log entry.
   void showSourceLocation(const QString& file, int line, int column);
+  void onBindingSelected(const QString& function, const QString& name, bool beforeSide);
+  void widenTextForLoopNest();
   void updateActions();
   void updateTitle();
 
@@ -108,6 +125,8 @@ private:
   LogView* log_ = nullptr;
   QAction* buildAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
+  QActionGroup* themeGroup_ = nullptr;
   QLabel* buildLabel_ = nullptr;
   QProgressBar* buildProgress_ = nullptr;
   QPushButton* cancelButton_ = nullptr;
@@ -119,6 +138,7 @@ private:
   QMenu* recentMenu_ = nullptr;
   QString currentFile_;
   bool persistSettings_ = false;
+  bool linkingFromText_ = false; // a text click selects a node: do not scroll the text back
 };
 
 } // namespace lowerscope

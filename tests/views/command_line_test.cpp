@@ -66,3 +66,15 @@ TEST(CommandLine, SizeParsing) {
   EXPECT_FALSE(parseSize("10x10").isValid());     // too small to lay out
   EXPECT_FALSE(parseSize("99999x900").isValid()); // beyond any screen
 }
+
+TEST(CommandLine, ThemeForThisRun) {
+  EXPECT_TRUE(parseCommandLine({"lowerscope"}).options.theme.isEmpty());
+  const CommandLine dark = parseCommandLine({"lowerscope", "--theme", "Dark"});
+  ASSERT_EQ(dark.action, Action::Run) << dark.text.toStdString();
+  EXPECT_EQ(dark.options.theme, "dark");
+  EXPECT_EQ(parseCommandLine({"lowerscope", "--theme=light"}).options.theme, "light");
+  const CommandLine bad = parseCommandLine({"lowerscope", "--theme", "purple"});
+  EXPECT_EQ(bad.action, Action::Error);
+  EXPECT_TRUE(bad.text.contains("purple")) << bad.text.toStdString();
+  EXPECT_TRUE(bad.text.contains("light, dark or system")) << bad.text.toStdString();
+}

@@ -1,0 +1,302 @@
+// bench_workbench: how the workbench copes with large graphs. A measurement,
+// not a test: it prints figures next to the targets and asserts
+// nothing.
+//
+//   bench_workbench --chain FILE --transformer FILE --largest FILE [--repeat N]
+//
+// (bench/run_workbench.sh generates the models and passes them.) Measured,
+// each in a fresh GraphView shown on the offscreen platform at 1200x800:
+//  - layout: the time from giving the session a module to its graph being
+//    drawn (graph extraction and Graphviz in a worker thread, then the
+//    scene items on the UI thread), split into its parts, and the longest
+//    the UI thread went without running a 5 ms heartbeat QTimer meanwhile
+//    (including the first paint);
+//  - pass switching: with the chain model built and two adjacent steps laid
+//    out, the time to switch between them (graph view alone, and the whole
+//    window: graph, IR text diff, timeline);
+//  - memory (measured first, in a fresh process): the process RSS growth from
+//    opening the largest example and building it with its full pass history
+//    (as the GUI keeps it).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTimer>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app/gui/main_window.h"
+#include "engine/text/parser.h"
+#include "views/graph_view.h"
+#include "views/session.h"
+
+using namespace lowerscope;
+
+namespace {
+
+/// Resident set size of this process in MiB (from /proc/self/status).
+double rssMiB() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      double kb = 0;
+      in >> kb;
+      return kb / 1024.0;
+    }
+    std::getline(in, key);
+  }
+  return -1;
+}
+
+/// CPU time (user + system) of the whole process so far, in ms: on a shared
+/// machine it tells work from waiting for a core.
+double cpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+/// The longest interval between two ticks of a 5 ms timer on the UI thread:
+/// how long the UI was unable to react.
+class Heartbeat : public QObject {
+public:
+  Heartbeat() {
+    timer_.setTimerType(Qt::PreciseTimer);
+    timer_.setInterval(5);
+    QObject::connect(&timer_, &QTimer::timeout, this, [this] {
+      const qint64 now = clock_.nsecsElapsed();
+      maxGapNs_ = std::max(maxGapNs_, now - last_);
+      last_ = now;
+    });
+  }
+  void start() {
+    maxGapNs_ = 0;
+    clock_.start();
+    last_ = 0;
+    timer_.start();
+  }
+  /// Stops and returns the longest gap in ms (counting up to now).
+  double stop() {
+    maxGapNs_ = std::max(maxGapNs_, clock_.nsecsElapsed() - last_);
+    timer_.stop();
+    return maxGapNs_ / 1e6;
+  }
+
+private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  qint64 last_ = 0, maxGapNs_ = 0;
+};
+
+void settle(int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms)
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
+struct LayoutResult {
+  size_t nodes = 0, edges = 0;
+  double extractMs = 0, graphvizMs = 0, drawMs = 0, paintMs = 0, totalMs = 0, cpuMs = 0,
+         maxGapMs = 0;
+};
+
+LayoutResult measureLayout(const QString& path) {
+  LayoutResult r;
+  // Parsing is the Open command's job, not the layout's: done beforehand.
+  unity::ir::IRModule module = unity::text::parseFile(path.toStdString());
+  Session session;
+  GraphView view(&session);
+  view.setAttribute(Qt::WA_DontShowOnScreen, true);
+  view.resize(1200, 800);
+  view.show();
+  settle(50);
+  Heartbeat beat;
+  beat.start();
+  QElapsedTimer total;
+  total.start();
+  const double cpu0 = cpuMs();
+  session.setModule(module, path);
+  if (!view.waitForLayout(120000) || !view.shown()) {
+    std::fprintf(stderr, "bench_workbench: the layout of %s did not finish\n", qPrintable(path));
+    std::exit(1);
+  }
+  QElapsedTimer paint;
+  paint.start();
+  view.canvas()->viewport()->repaint();
+  r.paintMs = paint.nsecsElapsed() / 1e6;
+  r.totalMs = total.nsecsElapsed() / 1e6;
+  r.cpuMs = cpuMs() - cpu0;
+  settle(30);
+  r.maxGapMs = beat.stop();
+  const LaidOutGraph& g = *view.shown();
+  if (!g.error.isEmpty()) {
+    std::fprintf(stderr, "bench_workbench: %s: %s\n", qPrintable(path), qPrintable(g.error));
+    std::exit(1);
+  }
+  r.nodes = g.graph.nodes.size();
+  r.edges = g.graph.edges.size();
+  r.extractMs = g.extractMs;
+  r.graphvizMs = g.layout.ms;
+  r.drawMs = view.lastDrawMs();
+  return r;
+}
+
+struct SwitchResult {
+  QString from, to;
+  size_t nodes = 0;
+  double viewMedianMs = 0, viewMaxMs = 0, windowMedianMs = 0, windowMaxMs = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// Builds `path` (passes only) and switches between the FuseOps step and the
+/// one before it, both in before/after mode, once each is laid out.
+SwitchResult measureSwitch(const QString& path, int repeat) {
+  SwitchResult r;
+  MainWindow window;
+  window.setAttribute(Qt::WA_DontShowOnScreen, true);
+  window.resize(MainWindow::kDefaultSize);
+  window.show();
+  QString error;
+  if (!window.openFile(path, &error)) {
+    std::fprintf(stderr, "bench_workbench: %s\n", qPrintable(error));
+    std::exit(1);
+  }
+  Session* s = window.session();
+  s->setCodegen(false);
+  window.startBuild();
+  if (!s->waitForBuild(300000) || !s->hasHistory()) {
+    std::fprintf(stderr, "bench_workbench: the build of %s failed\n", qPrintable(path));
+    std::exit(1);
+  }
+  const int a = s->findStep("FuseOps"), b = a - 1;
+  r.from = s->stepName(b);
+  r.to = s->stepName(a);
+  GraphView* view = window.graphView();
+  for (int step : {a, b, a}) { // lay both out (cached from now on)
+    s->setCurrentStep(step);
+    view->waitForLayout(120000);
+    settle(20);
+  }
+  r.nodes = view->shown() ? view->shown()->graph.nodes.size() : 0;
+  std::vector<double> viewMs, windowMs;
+  for (int i = 0; i < repeat; ++i) {
+    const int step = i % 2 ? a : b;
+    // The whole window: every view follows the session's step.
+    QElapsedTimer t;
+    t.start();
+    s->setCurrentStep(step);
+    view->waitForLayout(120000);
+    window.repaint();
+    windowMs.push_back(t.nsecsElapsed() / 1e6);
+    // The graph view alone (the diff and the scene of both sides).
+    t.restart();
+    view->refresh();
+    view->canvas()->viewport()->repaint();
+    viewMs.push_back(t.nsecsElapsed() / 1e6);
+    settle(5);
+  }
+  r.viewMedianMs = median(viewMs);
+  r.viewMaxMs = *std::max_element(viewMs.begin(), viewMs.end());
+  r.windowMedianMs = median(windowMs);
+  r.windowMaxMs = *std::max_element(windowMs.begin(), windowMs.end());
+  return r;
+}
+
+struct MemoryResult {
+  double baseMiB = 0, openMiB = 0, builtMiB = 0;
+  int steps = 0;
+};
+
+MemoryResult measureMemory(const QString& path) {
+  MemoryResult r;
+  Session s;
+  settle(20);
+  r.baseMiB = rssMiB();
+  if (!s.open(path)) {
+    std::fprintf(stderr, "bench_workbench: cannot open %s\n", qPrintable(path));
+    std::exit(1);
+  }
+  r.openMiB = rssMiB();
+  s.startBuild(); // with codegen, as the Build command does
+  if (!s.waitForBuild(300000) || !s.hasHistory()) {
+    std::fprintf(stderr, "bench_workbench: the build of %s failed\n", qPrintable(path));
+    std::exit(1);
+  }
+  r.builtMiB = rssMiB();
+  r.steps = s.stepCount();
+  return r;
+}
+
+QString name(const QString& path) { return path.section('/', -1); }
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Workbench speed on large graphs (prints figures).");
+  parser.addHelpOption();
+  QCommandLineOption chain("chain", "500-node chain model (bench/gen_chain_model.py 500).", "FILE");
+  QCommandLineOption transformer(
+      "transformer", "5,000-node transformer-like model (bench/gen_transformer_model.py).", "FILE");
+  QCommandLineOption largest("largest", "Example whose pass history memory is measured.", "FILE");
+  QCommandLineOption repeat("repeat", "Pass switches to time (default 20).", "N", "20");
+  parser.addOptions({chain, transformer, largest, repeat});
+  parser.process(app);
+  for (const auto* o : {&chain, &transformer, &largest})
+    if (!parser.isSet(*o) || !QFile::exists(parser.value(*o))) {
+      std::fprintf(stderr, "bench_workbench: --%s FILE is required (an existing file)\n",
+                   qPrintable(o->names().first()));
+      return 2;
+    }
+
+  const MemoryResult m = measureMemory(parser.value(largest));
+  std::printf("Memory: %s, open then build (default pipeline + codegen), %d steps kept\n",
+              qPrintable(name(parser.value(largest))), m.steps);
+  std::printf("RSS before %.1f MiB, after open %.1f MiB (+%.1f), after build %.1f MiB (+%.1f; "
+              "history + codegen %+.1f)\n",
+              m.baseMiB, m.openMiB, m.openMiB - m.baseMiB, m.builtMiB, m.builtMiB - m.baseMiB,
+              m.builtMiB - m.openMiB);
+  std::printf("\n");
+  std::printf(
+      "Layout: module given to the session -> graph drawn (GraphView 1200x800, offscreen)\n");
+  std::printf("%-22s %6s %6s %9s %9s %8s %8s %9s %10s %8s\n", "model", "nodes", "edges", "extract",
+              "graphviz", "draw", "paint", "total ms", "max UI gap", "target");
+  const std::pair<QString, double> layouts[] = {{parser.value(chain), 500},
+                                                {parser.value(transformer), 5000}};
+  for (const auto& [path, target] : layouts) {
+    const LayoutResult r = measureLayout(path);
+    std::printf("%-22s %6zu %6zu %9.1f %9.1f %8.1f %8.1f %9.1f %10.1f %8s\n",
+                qPrintable(name(path)), r.nodes, r.edges, r.extractMs, r.graphvizMs, r.drawMs,
+                r.paintMs, r.totalMs, r.maxGapMs, target < 1000 ? "0.5 s" : "5 s");
+  }
+  std::printf("(UI gap target: 50 ms)\n\n");
+
+  const SwitchResult sw = measureSwitch(parser.value(chain), parser.value(repeat).toInt());
+  std::printf("Pass switching, %s (%zu nodes), %s <-> %s, before/after, laid out, %d switches\n",
+              qPrintable(name(parser.value(chain))), sw.nodes, qPrintable(sw.from),
+              qPrintable(sw.to), parser.value(repeat).toInt());
+  std::printf("%-34s %10s %8s %8s\n", "", "median ms", "max ms", "target");
+  std::printf("%-34s %10.1f %8.1f %8s\n", "graph view (diff + both scenes)", sw.viewMedianMs,
+              sw.viewMaxMs, "100 ms");
+  std::printf("%-34s %10.1f %8.1f %8s\n\n", "whole window (graph, IR diff, ...)", sw.windowMedianMs,
+              sw.windowMaxMs, "100 ms");
+
+  return 0;
+}

@@ -1,0 +1,136 @@
+#include "views/graph_labels.h"
+
+#include <QFontMetricsF>
+#include <QHash>
+#include <QRegularExpression>
+
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace lowerscope {
+
+namespace {
+
+QString shortDtype(const QString& dtype) {
+  static const QRegularExpression re(QStringLiteral("^(float|int|uint|bfloat)(\\d+)$"));
+  const QRegularExpressionMatch m = re.match(dtype);
+  if (!m.hasMatch())
+    return dtype;
+  const QString kind = m.captured(1);
+  const QString prefix = kind == QLatin1String("float")  ? QStringLiteral("f")
+                         : kind == QLatin1String("int")  ? QStringLiteral("i")
+                         : kind == QLatin1String("uint") ? QStringLiteral("u")
+                                                         : QStringLiteral("bf");
+  return prefix + m.captured(2);
+}
+
+/// Rectangles bucketed in a uniform grid: "does this box hit any kept box?"
+/// in time proportional to the boxes near it.
+class RectGrid {
+public:
+  explicit RectGrid(double cell) : cell_(cell) {}
+
+  void insert(const QRectF& r) {
+    const int id = static_cast<int>(rects_.size());
+    rects_.push_back(r);
+    forCells(r, [&](qint64 key) { cells_[key].push_back(id); });
+  }
+
+  bool hits(const QRectF& r) const {
+    bool hit = false;
+    forCells(r, [&](qint64 key) {
+      if (hit)
+        return;
+      auto it = cells_.constFind(key);
+      if (it == cells_.constEnd())
+        return;
+      for (int id : *it)
+        if (rects_[id].intersects(r)) {
+          hit = true;
+          return;
+        }
+    });
+    return hit;
+  }
+
+private:
+  template <typename F> void forCells(const QRectF& r, F&& f) const {
+    const int x0 = static_cast<int>(std::floor(r.left() / cell_));
+    const int x1 = static_cast<int>(std::floor(r.right() / cell_));
+    const int y0 = static_cast<int>(std::floor(r.top() / cell_));
+    const int y1 = static_cast<int>(std::floor(r.bottom() / cell_));
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x)
+        f((qint64(y) << 32) ^ qint64(quint32(x)));
+  }
+
+  double cell_;
+  std::vector<QRectF> rects_;
+  QHash<qint64, std::vector<int>> cells_;
+};
+
+} // namespace
+
+QString shortTypeLabel(const QString& full) {
+  // "(d0, d1, ...) dtype" wherever it occurs (tuples hold several).
+  static const QRegularExpression tensor(QStringLiteral("\\(([^()]*)\\) (\\w+)"));
+  QString out;
+  qsizetype last = 0;
+  for (auto it = tensor.globalMatch(full); it.hasNext();) {
+    const QRegularExpressionMatch m = it.next();
+    out += full.mid(last, m.capturedStart() - last);
+    QStringList dims;
+    for (const QString& d : m.captured(1).split(QLatin1Char(','), Qt::SkipEmptyParts))
+      dims << d.trimmed();
+    const QString dtype = shortDtype(m.captured(2));
+    out += dims.isEmpty() ? dtype : dims.join(QChar(0x00d7)) + QLatin1Char(' ') + dtype;
+    last = m.capturedEnd();
+  }
+  out += full.mid(last);
+  return out;
+}
+
+std::vector<EdgeLabel> placeEdgeLabels(const unity::viz::DataflowGraph& g,
+                                       const unity::viz::GraphLayout& layout, const QFont& font) {
+  std::vector<EdgeLabel> labels;
+  const QFontMetricsF metrics(font);
+  RectGrid taken(48);
+  for (size_t i = 0; i < g.nodes.size() && i < layout.nodes.size(); ++i) {
+    const auto& n = layout.nodes[i];
+    taken.insert(
+        QRectF(n.x - n.width / 2, n.y - n.height / 2, n.width, n.height).adjusted(-1, -1, 1, 1));
+  }
+  // Values already labelled: (producer, label text).
+  std::set<std::pair<int, std::string>> done;
+  const double gap = 3;
+  for (size_t i = 0; i < g.edges.size() && i < layout.edges.size(); ++i) {
+    const auto& e = g.edges[i];
+    const auto& geo = layout.edges[i];
+    if (e.label.empty() || geo.points.empty())
+      continue;
+    if (done.count({e.from, e.label}))
+      continue;
+    EdgeLabel label;
+    label.edge = static_cast<int>(i);
+    label.full = QString::fromStdString(e.label);
+    label.text = shortTypeLabel(label.full);
+    const QRectF box = metrics.boundingRect(label.text);
+    const QSizeF size(box.width() + 1, metrics.height());
+    const QPointF at(geo.labelPos.x, geo.labelPos.y);
+    const QRectF right(QPointF(at.x() + gap, at.y() - size.height() / 2), size);
+    const QRectF left(QPointF(at.x() - gap - size.width(), at.y() - size.height() / 2), size);
+    for (const QRectF& r : {right, left}) {
+      if (taken.hits(r))
+        continue;
+      label.rect = r;
+      taken.insert(r);
+      done.insert({e.from, e.label});
+      labels.push_back(label);
+      break;
+    }
+  }
+  return labels;
+}
+
+} // namespace lowerscope
