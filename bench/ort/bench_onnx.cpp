@@ -44,14 +44,16 @@ struct Errors {
   double maxAbs = 0, maxRel = 0;
 };
 
-/// Max |a - b| and max |a - b| / max(|b|, 1e-6) over all elements; shapes must
-/// agree. A NaN on one side only counts as an infinite error.
+/// Max |a - b| over all elements, and that relative to the largest |b| (an
+/// element-wise relative error explodes where the reference is near 0);
+/// shapes must agree. A NaN on one side only counts as an infinite error.
 Errors compare(const unity::Tensor& got, const unity::Tensor& want, const std::string& what) {
   if (got.shape() != want.shape())
     throw unity::Error(fmt::format("{}: shape {} differs from the reference's {}", what,
                                    unity::Tensor::shapeStr(got.shape()),
                                    unity::Tensor::shapeStr(want.shape())));
   Errors e;
+  double scale = 0;
   for (int64_t i = 0; i < got.numel(); ++i) {
     double a = got.getDouble(i), b = want.getDouble(i);
     if (std::isnan(a) && std::isnan(b))
@@ -60,8 +62,10 @@ Errors compare(const unity::Tensor& got, const unity::Tensor& want, const std::s
     if (std::isnan(d))
       d = INFINITY;
     e.maxAbs = std::max(e.maxAbs, d);
-    e.maxRel = std::max(e.maxRel, d / std::max(std::fabs(b), 1e-6));
+    if (!std::isnan(b))
+      scale = std::max(scale, std::fabs(b));
   }
+  e.maxRel = e.maxAbs / std::max(scale, 1e-30);
   return e;
 }
 
