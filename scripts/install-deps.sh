@@ -3,6 +3,10 @@
 # (the list of ../shared/TOOLCHAIN.md plus the compiler, CMake and dpkg-dev).
 # Asks dpkg first and touches apt only when something is missing, so a second
 # run is a no-op that takes well under a second.
+#
+#   scripts/install-deps.sh           what building, testing and packaging need
+#   scripts/install-deps.sh --bench   also the optional benchmark group
+#                                     (bench/ort: model generators)
 set -euo pipefail
 
 packages=(
@@ -20,6 +24,16 @@ packages=(
   # tests and benchmarks
   libgtest-dev libbenchmark-dev xvfb xauth fonts-dejavu-core imagemagick
 )
+# Optional: bench/ort/gen_models.py writes its ONNX models with these. (The
+# ONNX Runtime peer comes from npm, installed by bench/ort/run.sh; node and
+# npm are Debian's nodejs and npm when the machine has no other.)
+bench_packages=(python3-onnx python3-numpy)
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=("${bench_packages[@]}") ;;
+    *) echo "install-deps: unknown option '$arg' (known: --bench)" >&2; exit 2 ;;
+  esac
+done
 
 installed=$(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "${packages[@]}" 2>/dev/null \
   | awk '$1 == "installed" { print $2 }' || true)
