@@ -14,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/load_module.h"
+#include "app/cli/target_options.h"
 #include "engine/build.h"
 #include "engine/frontend/tensor_proto.h"
 #include "engine/support/error.h"
@@ -33,12 +34,18 @@ struct BuildArgs {
   std::string pipeline = "default";
   std::string passes;
   std::string dumpDir, emitDir;
+  std::string assign;
   bool reportMemory = false;
 };
 
 void addBuildFlags(CLI::App* sub, BuildArgs& a) {
   sub->add_option("FILE", a.file, "Model: .uir text IR or .onnx")->required();
-  sub->add_option("--target", a.target, "Target string, e.g. \"llvm -mcpu=native -num-cores=2\"");
+  sub->add_option("--target", a.target,
+                  "Target string (\"llvm -mcpu=native -num-cores=2\"), composite target "
+                  "(\"fast: llvm; compat: c; blas: openblas\") or a .json file holding either");
+  sub->add_option("--assign", a.assign,
+                  "JSON file mapping source-model node names or binding names to sub-targets, "
+                  "e.g. {\"conv1\": \"dnnl\", \"fc\": \"compat\"} (see docs/cli.md)");
   sub->add_option("--pipeline", a.pipeline, "Named pass pipeline");
   sub->add_option("--passes", a.passes,
                   "Comma-separated registered passes (instead of --pipeline)");
@@ -54,12 +61,24 @@ std::vector<std::string> splitComma(const std::string& s) {
   return out;
 }
 
-unity::BuildResult buildFrom(const BuildArgs& a) {
-  unity::ir::IRModule m = loadModule(a.file);
+/// The module and build options of a build/run command line: the target
+/// resolved (a .json file read), the --assign annotations applied.
+std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) {
   unity::BuildOptions o;
-  o.target = a.target;
+  o.target = resolveTargetOption(a.target);
   o.pipeline = a.pipeline;
   o.passes = splitComma(a.passes);
+  std::vector<Assignment> assignments;
+  if (!a.assign.empty())
+    assignments = readAssignFile(a.assign); // file errors before the model loads
+  unity::ir::IRModule m = loadModule(a.file);
+  if (!a.assign.empty())
+    m = applyAssignments(m, o.target, assignments, a.assign);
+  return {m, o};
+}
+
+unity::BuildResult buildFrom(const BuildArgs& a) {
+  auto [m, o] = prepare(a);
   return unity::build(m, o);
 }
 
@@ -192,12 +211,8 @@ size_t heapInUse() { return mallinfo2().uordblks; }
 /// cost little more than what the passes really rebuilt.
 int reportMemory(const BuildArgs& a) {
   size_t m0 = heapInUse();
-  unity::ir::IRModule m = loadModule(a.file);
+  auto [m, o] = prepare(a);
   size_t m1 = heapInUse();
-  unity::BuildOptions o;
-  o.target = a.target;
-  o.pipeline = a.pipeline;
-  o.passes = splitComma(a.passes);
   o.codegen = false;
   auto r = std::make_unique<unity::BuildResult>(unity::build(m, o));
   size_t m2 = heapInUse();
@@ -245,6 +260,9 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
                               build->file, r.composite.empty() ? r.target.str() : r.composite,
                               r.records.size(), changed, r.passesMs, kernels, r.codegenMs,
                               r.compileOnly() ? " (compile-only target)" : "");
+                   for (auto& p : r.parts)
+                     fmt::print("  part {}: {}: {} kernel(s){}\n", p.name, p.target,
+                                p.functions.size(), p.compileOnly ? ", compile-only" : "");
                    return 0;
                  }});
 
@@ -273,6 +291,19 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
          if (!res.executable)
            throw Error("target '" + res.target.str() +
                        "' is compile-only here; use `build --emit` to get its code");
+         // A cross part is never run elsewhere: refuse before running rather
+         // than fail at its first kernel.
+         for (auto& p : res.parts)
+           if (p.compileOnly && !p.functions.empty()) {
+             std::string fns;
+             for (auto& f : p.functions)
+               fns += (fns.empty() ? "" : ", ") + f;
+             throw Error("sub-target '" + p.name + "' (" + p.target +
+                         ") is compile-only on this machine and owns " +
+                         std::to_string(p.functions.size()) + " kernel(s) (" + fns +
+                         "): the model cannot run here; use `build --emit DIR` to get its code, "
+                         "or assign those parts to a host sub-target");
+           }
          auto& ex = *res.executable;
          auto* fn = unity::ir::as<unity::ir::Function>(res.lowered->lookup(ex.entry()));
          std::map<std::string, std::string> given;

@@ -3,18 +3,31 @@
 // Static attributes travel as a small int64 "params" tensor, the last input
 // (call_tir carries tensors only).
 // openblas.dense / openblas.matmul:  A (M, K), B (N, K) or (K, N), [bias (N)],
-//   params [relu], C (M, N). One cblas_sgemm (row-major) into C after C
+//   params [relu, threads], C (M, N). One cblas_sgemm (row-major) into C after C
 //   is filled with the broadcast bias (beta = 1) or zeros (beta = 0), then an
 //   optional in-place ReLU.
 // dnnl.conv2d: data (N, C, H, W), weight (O, C/g, KH, KW), [bias (O, ...)],
 //   params [stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
-//   dilation_h, dilation_w, groups, relu], out (N, O, OH, OW). One oneDNN
+//   dilation_h, dilation_w, groups, relu, threads], out (N, O, OH, OW). One oneDNN
 //   convolution_forward primitive (forward_inference, direct) on the plain
 //   nchw/oihw buffers, ReLU as an eltwise post-op. Library exceptions become
 //   status kKernelLibraryError (-4), never escape into generated code's caller.
+//
+// threads: the sub-target's -num-cores (0: the library's default, read once
+// before the first change). OpenBLAS (Debian's pthread build) has one global
+// thread count, set with openblas_set_num_threads before each call when it
+// differs. oneDNN here uses the OpenMP runtime (Debian's libdnnl links
+// libgomp): its kernels use omp_get_max_threads() of the calling thread at
+// primitive creation, so omp_set_num_threads is called on the calling thread
+// before the primitive is made (the primitive cache keys on that count).
+// omp_* are found in the already loaded OpenMP runtime with dlsym, so the
+// engine is not compiled with -fopenmp. The settings stay after the call
+// (every library call sets its own), which is what libraryThreadSettings()
+// reports.
 #include "engine/runtime/library_kernels.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <dnnl.hpp>
@@ -27,8 +40,48 @@ namespace unity::runtime {
 
 namespace {
 
+/// OpenBLAS's thread count when first asked, before any change of ours.
+int openblasDefaultThreads() {
+  static const int n = openblas_get_num_threads();
+  return n;
+}
+
+void useOpenblasThreads(int64_t n) {
+  int dflt = openblasDefaultThreads(); // read before the first change
+  int want = n > 0 ? static_cast<int>(n) : dflt;
+  if (openblas_get_num_threads() != want)
+    openblas_set_num_threads(want);
+}
+
+/// The OpenMP runtime oneDNN runs on, if one is loaded.
+struct OpenMP {
+  void (*setNumThreads)(int) = nullptr;
+  int (*getMaxThreads)() = nullptr;
+  int defaultThreads = 0;
+};
+const OpenMP& openmp() {
+  static const OpenMP o = [] {
+    OpenMP r;
+    r.setNumThreads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    r.getMaxThreads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    if (r.getMaxThreads)
+      r.defaultThreads = r.getMaxThreads();
+    return r;
+  }();
+  return o;
+}
+
+void useOpenmpThreads(int64_t n) {
+  const OpenMP& o = openmp();
+  if (!o.setNumThreads || !o.getMaxThreads)
+    return;
+  int want = n > 0 ? static_cast<int>(n) : o.defaultThreads;
+  if (want > 0 && o.getMaxThreads() != want)
+    o.setNumThreads(want);
+}
+
 int32_t openblasGemm(void** args, int64_t* shapes, int32_t nargs, bool transB) {
-  // Buffers: A, B, [bias], params (int64: relu), C.
+  // Buffers: A, B, [bias], params (int64: relu, threads), C.
   if (nargs != 4 && nargs != 5)
     return codegen::kKernelBadArgCount;
   bool bias = nargs == 5;
@@ -36,7 +89,9 @@ int32_t openblasGemm(void** args, int64_t* shapes, int32_t nargs, bool transB) {
   const float* B = static_cast<const float*>(args[1]);
   const float* b = bias ? static_cast<const float*>(args[2]) : nullptr;
   float* C = static_cast<float*>(args[nargs - 1]);
-  bool relu = static_cast<const int64_t*>(args[nargs - 2])[0] != 0;
+  const int64_t* params = static_cast<const int64_t*>(args[nargs - 2]);
+  bool relu = params[0] != 0;
+  useOpenblasThreads(params[1]);
   int64_t M = shapes[0], K = shapes[1];
   int64_t N = transB ? shapes[2] : shapes[3];
   if (bias) {
@@ -56,7 +111,7 @@ int32_t openblasDense(void** a, int64_t* s, int32_t n) { return openblasGemm(a, 
 int32_t openblasMatmul(void** a, int64_t* s, int32_t n) { return openblasGemm(a, s, n, false); }
 
 int32_t dnnlConv2d(void** args, int64_t* shapes, int32_t nargs) {
-  // Buffers: data, weight, [bias], params (int64 x 10), out.
+  // Buffers: data, weight, [bias], params (int64 x 11), out.
   if (nargs != 4 && nargs != 5)
     return codegen::kKernelBadArgCount;
   bool hasBias = nargs == 5;
@@ -67,6 +122,7 @@ int32_t dnnlConv2d(void** args, int64_t* shapes, int32_t nargs) {
   dims wei = {shapes[4], shapes[5], shapes[6], shapes[7]};
   int64_t groups = scalar(8);
   bool relu = scalar(9) != 0;
+  useOpenmpThreads(scalar(10));
   try {
     static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream strm(eng);
@@ -139,6 +195,14 @@ CompiledModule::KernelFn findLibraryKernel(const std::string& symbol) {
 void registerLibraryKernel(const std::string& symbol, CompiledModule::KernelFn fn) {
   std::lock_guard lock(tableMutex());
   table()[symbol] = fn;
+}
+
+LibraryThreadSettings libraryThreadSettings() {
+  LibraryThreadSettings s;
+  s.openblas = openblas_get_num_threads();
+  if (openmp().getMaxThreads)
+    s.openmp = openmp().getMaxThreads();
+  return s;
 }
 
 std::vector<std::string> libraryKernelNames() {

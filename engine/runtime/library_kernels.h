@@ -29,6 +29,16 @@ CompiledModule::KernelFn findLibraryKernel(const std::string& symbol);
 void registerLibraryKernel(const std::string& symbol, CompiledModule::KernelFn fn);
 std::vector<std::string> libraryKernelNames();
 
+/// The thread counts the libraries will use for their next kernel on this
+/// thread: OpenBLAS's global count and the OpenMP runtime's (oneDNN's)
+/// omp_get_max_threads() (-1 when no OpenMP runtime is loaded). Library
+/// kernels set them from their sub-target's -num-cores before each call.
+struct LibraryThreadSettings {
+  int openblas = 0;
+  int openmp = -1;
+};
+LibraryThreadSettings libraryThreadSettings();
+
 /// Status returned by a library kernel whose library reported an error.
 constexpr int32_t kKernelLibraryError = -4;
 

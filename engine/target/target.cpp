@@ -329,7 +329,7 @@ CompositeTarget CompositeTarget::parse(const std::string& text) {
     try {
       c.targets.emplace_back(name, Target::parse(trim(part.substr(colon + 1))));
     } catch (const Error& e) {
-      throw Error("composite target: sub-target '" + name + "': " + e.what());
+      throw Error("composite target: sub-target '" + name + "': " + e.message());
     }
   }
   if (c.targets.empty())
@@ -338,6 +338,69 @@ CompositeTarget CompositeTarget::parse(const std::string& text) {
   if (!c.find(c.defaultName))
     throw Error("composite target: default '" + c.defaultName + "' is not a sub-target");
   return c;
+}
+
+CompositeTarget CompositeTarget::fromJSON(const std::string& text) {
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string msg = e.what();
+    if (auto at = msg.find("] "); at != std::string::npos)
+      msg = msg.substr(at + 2); // drop "[json.exception.parse_error.101] "
+    throw Error("composite target JSON: " + msg);
+  }
+  if (j.is_string())
+    return parse(j.get<std::string>());
+  if (!j.is_object())
+    throw Error("composite target JSON must be an object {\"targets\": {...}, \"default\": ...}, a "
+                "target object {\"kind\": ...} or a target string");
+  if (j.contains("kind")) {
+    Target t = Target::fromJSON(j.dump());
+    CompositeTarget c;
+    c.targets.emplace_back(t.kind, t);
+    c.defaultName = t.kind;
+    return c;
+  }
+  for (auto& [key, v] : j.items())
+    if (key != "targets" && key != "default")
+      throw Error("composite target JSON: unknown key \"" + key +
+                  "\" (expected \"targets\" and optionally \"default\")");
+  if (!j.contains("targets") || !j["targets"].is_object() || j["targets"].empty())
+    throw Error("composite target JSON: \"targets\" must be a non-empty object {\"name\": target}");
+  CompositeTarget c;
+  for (auto& [name, v] : j["targets"].items()) {
+    if (name.empty() || name.find_first_of(" \t=:;") != std::string::npos)
+      throw Error("composite target JSON: invalid sub-target name '" + name + "'");
+    try {
+      if (v.is_string())
+        c.targets.emplace_back(name, Target::parse(v.get<std::string>()));
+      else if (v.is_object())
+        c.targets.emplace_back(name, Target::fromJSON(v.dump()));
+      else
+        throw Error("must be a target string or a target object {\"kind\": ...}");
+    } catch (const Error& e) {
+      throw Error("composite target JSON: sub-target '" + name + "': " + e.message());
+    }
+  }
+  c.defaultName = c.targets.front().first;
+  if (j.contains("default")) {
+    if (!j["default"].is_string())
+      throw Error("composite target JSON: \"default\" must be a sub-target name");
+    c.defaultName = j["default"].get<std::string>();
+    if (!c.find(c.defaultName))
+      throw Error("composite target JSON: default '" + c.defaultName + "' is not a sub-target");
+  }
+  return c;
+}
+
+std::string CompositeTarget::toJSON() const {
+  nlohmann::ordered_json j;
+  j["targets"] = nlohmann::ordered_json::object();
+  for (auto& [name, t] : targets)
+    j["targets"][name] = nlohmann::ordered_json::parse(t.toJSON());
+  j["default"] = defaultName;
+  return j.dump();
 }
 
 std::string CompositeTarget::str() const {

@@ -84,7 +84,17 @@ struct CompositeTarget {
   /// without any ':' gives a single sub-target named after its kind.
   /// Throws unity::Error naming the bad part.
   static CompositeTarget parse(const std::string& text);
+  /// {"targets": {"fast": "llvm -mcpu=native", "blas": {"kind": "openblas",
+  /// "num-cores": 2}}, "default": "fast"}: each sub-target a target string
+  /// (tags allowed) or a target JSON object, in file order; "default"
+  /// optional (the first). A single target object {"kind": ...} gives one
+  /// sub-target named after its kind; a JSON string is parsed as the string
+  /// form. Throws unity::Error naming the bad part (parse errors with line
+  /// and column).
+  static CompositeTarget fromJSON(const std::string& json);
   std::string str() const;
+  /// The first JSON form above.
+  std::string toJSON() const;
 
   const Target* find(const std::string& name) const;
   /// Throws unity::Error listing the known names.

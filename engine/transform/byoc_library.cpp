@@ -10,8 +10,10 @@
 // body becomes one call_tir of a new PrimFunc whose "library_kernel"
 // attribute names the kernel (engine/runtime/library_kernels.h). Static
 // attributes (relu, strides, padding ...) are passed as an int64 constant
-// tensor, the last input. The PrimFunc's body is empty: it only declares the
-// signature, which callKernel checks before calling the library.
+// tensor, the last input; for openblas and dnnl its last element is the
+// sub-target's -num-cores (0: the library default), which the kernel hands to
+// the library before the call. The PrimFunc's body is empty: it only declares
+// the signature, which callKernel checks before calling the library.
 #include "engine/transform/byoc_library.h"
 
 #include <algorithm>
@@ -65,6 +67,8 @@ const LibraryPattern& openblasPattern() {
                                                                  : "openblas.dense");
       },
       [](const Call*, bool relu) { return std::vector<int64_t>{relu ? 1 : 0}; },
+      /*extend=*/true,
+      /*numThreadsParam=*/true,
   };
   return p;
 }
@@ -106,6 +110,8 @@ const LibraryPattern& dnnlPattern() {
             s[0],        s[1], p[0], p[1], p[2], p[3], d[0], d[1], c->attrs.getInt("groups", 1),
             relu ? 1 : 0};
       },
+      /*extend=*/true,
+      /*numThreadsParam=*/true,
   };
   return p;
 }
@@ -168,10 +174,15 @@ std::vector<std::vector<size_t>> claimChains(const LibraryPattern& pat, const Bi
   return out;
 }
 
-PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub) {
+int libraryThreadsOf(const target::Target& t) {
+  return t.attrs.count("num-cores") ? t.getInt("num-cores", 0) : 0;
+}
+
+PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub, int numThreads) {
   const LibraryPattern* p = &pat;
-  return makePass({"GraphToTIR(" + sub + ")", PassLevel::Graph, 0, {}}, [p, sub](const IRModule& m,
-                                                                                 PassContext&) {
+  return makePass({"GraphToTIR(" + sub + ")", PassLevel::Graph, 0, {}}, [p, sub, numThreads](
+                                                                            const IRModule& m,
+                                                                            PassContext&) {
     IRModule out = m;
     for (auto& [name, f] : m->functions) {
       auto* fn = as<Function>(f);
@@ -209,6 +220,8 @@ PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub)
         if (hasBias)
           ins.push_back(as<Call>(bs[chain[1]]->value)->args[1]);
         auto params = p->params(head, relu);
+        if (p->numThreadsParam)
+          params.push_back(numThreads);
         Tensor pt(DataType::Int64(), {static_cast<int64_t>(params.size())});
         std::copy(params.begin(), params.end(), pt.mutableDataAs<int64_t>());
         ins.push_back(make<Constant>(pt));
@@ -265,8 +278,9 @@ namespace unity::target {
 
 const TargetKindHooks& openblasKindHooks() {
   static const TargetKindHooks h{
-      [](const Target&, const std::string& sub) {
-        return transform::libraryGraphToTirPass(transform::openblasPattern(), sub);
+      [](const Target& t, const std::string& sub) {
+        return transform::libraryGraphToTirPass(transform::openblasPattern(), sub,
+                                                transform::libraryThreadsOf(t));
       },
       [](const ir::BindingBlock& b, const UseCounts& u) {
         return transform::claimChains(transform::openblasPattern(), b, u);
@@ -276,9 +290,10 @@ const TargetKindHooks& openblasKindHooks() {
 }
 
 const TargetKindHooks& dnnlKindHooks() {
-  static const TargetKindHooks h{[](const Target&, const std::string& sub) {
-                                   return transform::libraryGraphToTirPass(transform::dnnlPattern(),
-                                                                           sub);
+  static const TargetKindHooks h{[](const Target& t, const std::string& sub) {
+                                   return transform::libraryGraphToTirPass(
+                                       transform::dnnlPattern(), sub,
+                                       transform::libraryThreadsOf(t));
                                  },
                                  [](const ir::BindingBlock& b, const UseCounts& u) {
                                    return transform::claimChains(transform::dnnlPattern(), b, u);

@@ -23,6 +23,10 @@ struct LibraryPattern {
   std::function<std::vector<int64_t>(const ir::Call*, bool relu)> params;
   /// false: a claim is the head alone (no bias / relu appended).
   bool extend = true;
+  /// true: the sub-target's thread count is appended to the params (the
+  /// kernel hands it to its library; 0: the library's own default). How
+  /// `-num-cores` of an openblas / dnnl sub-target reaches the library.
+  bool numThreadsParam = false;
 };
 const LibraryPattern& openblasPattern();
 const LibraryPattern& dnnlPattern();
@@ -38,7 +42,13 @@ std::vector<std::vector<size_t>> claimChains(const LibraryPattern& p, const ir::
 /// covered exactly by claimChains (PartitionByTarget may outline several
 /// adjacent claims of one sub-target into one function). Throws unity::Error
 /// naming the function when some binding is not part of a supported chain.
-PassRef libraryGraphToTirPass(const LibraryPattern& p, const std::string& sub);
+/// `numThreads` is appended to the params of a pattern with numThreadsParam
+/// (0: the library's default).
+PassRef libraryGraphToTirPass(const LibraryPattern& p, const std::string& sub, int numThreads = 0);
+/// The thread count a library sub-target asks for: its -num-cores, 0 when
+/// it has none (the library's default, OPENBLAS_NUM_THREADS / OMP_NUM_THREADS
+/// or every core).
+int libraryThreadsOf(const target::Target& t);
 /// tir_to_runtime of library kinds: a runtime::LibraryModule.
 target::RuntimeModule libraryRuntime(const codegen::NamedPrimFuncs& funcs, const target::Target&);
 
