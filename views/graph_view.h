@@ -13,6 +13,13 @@
 // fused group to expand it (its box double-clicked collapses it again).
 // Ctrl+F searches names, ops and source-model origins; the properties panel
 // shows the selected node.
+//
+// Drag-to-target (views/target_drag.h): Ctrl+click toggles nodes in a
+// multi-selection, Shift+drag (or a drag from empty space with Ctrl) selects
+// with a rubber band; dragging a selected node starts a QDrag carrying the
+// selection, which the target palette's sub-targets accept. With a composite
+// target the nodes are coloured by sub-target ("Colour by target"), else by
+// op pattern.
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QHash>
@@ -26,6 +33,7 @@
 #include "engine/viz/graph_layout.h"
 
 class QCheckBox;
+class QMimeData;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -57,12 +65,26 @@ Q_SIGNALS:
   void nodeClicked(int node);
   void nodeDoubleClicked(int node);
   void clusterDoubleClicked(int cluster);
+  /// Ctrl+click on a node: add it to / remove it from the selection.
+  void nodeToggled(int node);
+  /// A rubber band ended over `sceneRect`; `add` when Ctrl was held.
+  void nodesBoxed(const QRectF& sceneRect, bool add);
+  /// A press on a node moved past the drag distance: drag the selection.
+  void dragRequested(int node);
 
 protected:
   void wheelEvent(QWheelEvent* e) override;
   void mousePressEvent(QMouseEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
+
+private:
+  int pressNode_ = -1; // node under a plain press, a drag candidate
+  QPoint pressPos_;
+  bool banding_ = false, bandAdd_ = false;
+  QRectF band_; // last rubber band, scene coordinates
 };
 
 class GraphView : public QWidget {
@@ -89,11 +111,27 @@ public:
   QGraphicsScene* scene() const { return afterScene_; }
   GraphCanvas* canvas() const { return afterView_; }
   QString statusText() const;
+
+  // ---- drag-to-target
+  /// The selected nodes (the multi-selection, or the single selected node).
+  std::vector<int> selectedNodes() const;
+  void setSelectedNodes(const std::vector<int>& nodes);
+  /// The selection as drag data; null (and `error`) when it cannot be assigned.
+  QMimeData* selectionMimeData(QString* error = nullptr) const;
+  /// Fill nodes by sub-target (on) or op pattern (off).
+  void setColorByTarget(bool on);
+  bool colorByTarget() const;
+  /// The fill colour of node `node` of the shown graph as drawn.
+  QColor nodeFill(int node) const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
 
 Q_SIGNALS:
   /// The user selected a node; line is its binding's text line (0: none).
   void nodeSelected(const QString& name, int line);
+  /// The selected node calls module function `callee` (its kernel).
+  void kernelSelected(const QString& callee);
+  /// A selection could not be dragged (why).
+  void dragRefused(const QString& reason);
 
 public Q_SLOTS:
   void refresh();
@@ -109,6 +147,10 @@ private:
                 const std::vector<unity::viz::DiffStatus>* status, bool beforeSide);
   void showProperties();
   void updateFunctions();
+  void connectDragToTarget();
+  void startSelectionDrag();
+  QColor fillFor(const LaidOutGraph& g, const unity::viz::GraphNode& n,
+                 const std::vector<QString>& subs) const;
 
   Session* session_;
   QComboBox* functions_;
@@ -121,6 +163,8 @@ private:
   QGraphicsScene* beforeScene_;
   QGraphicsScene* afterScene_;
   QTextBrowser* properties_;
+  QCheckBox* targetColors_;
+  std::set<int> multi_; // the multi-selection (after side)
 
   bool diffMode_ = false;
   std::set<std::string> expanded_;

@@ -1,10 +1,15 @@
 #pragma once
 // Command line of the lowerscope executable:
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
-//              [--screenshot FILE.png] [--size WxH]
+//              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
+//              [--code SUB] [--screenshot FILE.png] [--size WxH]
 #include <QSize>
 #include <QString>
 #include <QStringList>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace lowerscope {
 
@@ -15,6 +20,10 @@ struct GuiOptions {
   QString function;       // --function: the function to show
   QString screenshotPath; // --screenshot: render the window to this PNG and exit
   QSize size;             // --size: window size; invalid when not given
+  QString target;         // --target: composite target of the session
+  QStringList assign;     // --assign: "name[,name...]=subtarget", repeatable
+  bool automatic = false; // --automatic: library sub-targets claim their patterns
+  QString codePart;       // --code: show the Code dock with this sub-target
 };
 
 struct CommandLine {
@@ -28,6 +37,11 @@ struct CommandLine {
 /// (-platform, -style, ...) must already have been removed, as
 /// QApplication::arguments() does.
 CommandLine parseCommandLine(const QStringList& arguments);
+
+/// Parses one --assign value "a,b=sub" into (name, sub) pairs appended to
+/// `out`; false (and `error`) when malformed.
+bool parseAssignOption(const QString& text, std::vector<std::pair<std::string, std::string>>* out,
+                       QString* error);
 
 /// Parses "WIDTHxHEIGHT" (e.g. "1400x900"); an invalid QSize on error.
 QSize parseSize(const QString& text);

@@ -15,10 +15,12 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QUndoStack;
 class QPushButton;
 
 namespace lowerscope {
 
+class CodeView;
 class EmptyStateWidget;
 class GraphView;
 class IrDiffView;
@@ -26,6 +28,7 @@ class IrTextView;
 class LogView;
 class PassTimelineView;
 class Session;
+class TargetPalette;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -63,6 +66,19 @@ public:
   LogView* logView() const { return log_; }
   QAction* buildAction() const { return buildAction_; }
 
+  // ---- targets (main_window_targets.cpp)
+  TargetPalette* targetPalette() const { return palette_; }
+  CodeView* codeView() const { return codeView_; }
+  QDockWidget* codeDock() const { return codeDock_; }
+  QAction* undoAction() const { return undoAction_; }
+  QAction* redoAction() const { return redoAction_; }
+  /// Opens a .lsession file (model, composite target, assignments); on
+  /// failure logs and returns false with `error`.
+  bool openSessionFile(const QString& path, QString* error = nullptr);
+  bool saveSessionFile(const QString& path, QString* error = nullptr);
+  /// Shows the Code dock with sub-target `part`; false when the build has none.
+  bool showCodePart(const QString& part);
+
   /// Shows the step `spec` names ("7", "FuseOps") with before/after views;
   /// false (and `error`) when the history has no such step.
   bool selectStep(const QString& spec, QString* error = nullptr);
@@ -74,6 +90,7 @@ public:
 public Q_SLOTS:
   void showOpenDialog();
   void showAbout();
+  void showSaveSessionDialog();
   /// Starts a build of the open model off the UI thread; false when there is
   /// no model or a build runs already.
   bool startBuild();
@@ -95,6 +112,11 @@ private:
   void onGraphNodeDoubleClicked(int node);
   void updateActions();
   void updateTitle();
+  // targets (main_window_targets.cpp)
+  void createTargetPanels();
+  void createSessionActions(QMenu* file);
+  void createEditMenu();
+  void connectTargets();
 
   Session* session_ = nullptr;
   EmptyStateWidget* emptyGraph_ = nullptr;
@@ -114,6 +136,11 @@ private:
   QDockWidget* paletteDock_ = nullptr;
   QDockWidget* tuningDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
+  QDockWidget* codeDock_ = nullptr;
+  TargetPalette* palette_ = nullptr;
+  CodeView* codeView_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QString currentFile_;
   bool persistSettings_ = false;
