@@ -3,11 +3,14 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QUndoCommand>
 #include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -410,6 +413,106 @@ void Session::reportPartition() {
                       .arg(names.join(", ")));
     }
   }
+}
+
+// ------------------------------------------------------------- comparison
+
+namespace {
+
+struct Comparison {
+  bool ok = false;
+  double maxDiff = 0;
+  QString report;
+};
+
+std::vector<unity::Tensor> deterministicInputs(const unity::ir::IRModule& m) {
+  std::string entry = m->contains("main") ? "main" : unity::viz::defaultGraphFunction(m);
+  auto* f = unity::ir::as<unity::ir::Function>(m->lookup(entry));
+  if (!f)
+    throw unity::Error("no graph function to run");
+  std::vector<unity::Tensor> out;
+  unsigned seed = 1;
+  for (auto& p : f->params) {
+    auto* t = unity::ir::as<unity::ir::TensorSInfo>(p->sinfo);
+    if (!t || !t->shape)
+      throw unity::Error("parameter " + p->name + " is not a tensor of known rank");
+    std::vector<int64_t> shape;
+    for (auto& d : *t->shape)
+      shape.push_back(unity::ir::asConstInt(d).value_or(1));
+    unity::Tensor x(t->dtype, shape);
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x.setDouble(i, std::sin(double(i * 13 + seed)));
+    out.push_back(std::move(x));
+    ++seed;
+  }
+  return out;
+}
+
+Comparison compare(const std::shared_ptr<const unity::BuildResult>& got) {
+  Comparison c;
+  try {
+    unity::BuildOptions o;
+    o.record = false;
+    unity::ir::IRModule plain = unity::ir::withAttrs(
+        got->input,
+        got->input->attrs.without("target").without(unity::transform::kTargetAnnotationsAttr));
+    unity::BuildResult want = unity::build(plain, o);
+    auto inputs = deterministicInputs(want.lowered);
+    auto a = got->executable->runTensors(inputs);
+    auto b = want.executable->runTensors(inputs);
+    if (a.size() != b.size())
+      throw unity::Error("the builds return different numbers of outputs");
+    int64_t count = 0;
+    bool close = true;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].shape() != b[k].shape())
+        throw unity::Error("output " + std::to_string(k) + " has a different shape");
+      for (int64_t i = 0; i < a[k].numel(); ++i, ++count) {
+        double x = a[k].getDouble(i), y = b[k].getDouble(i);
+        double d = std::fabs(x - y);
+        c.maxDiff = std::max(c.maxDiff, d);
+        close = close && d <= 1e-4 * (1 + std::fabs(y));
+      }
+    }
+    c.ok = close;
+    c.report = QObject::tr("Run: %1 output value(s); largest difference to the all-llvm build "
+                           "%2 (%3)")
+                   .arg(count)
+                   .arg(c.maxDiff, 0, 'g', 3)
+                   .arg(close ? QObject::tr("same outputs") : QObject::tr("OUTPUTS DIFFER"));
+  } catch (const std::exception& e) {
+    c.report = QObject::tr("Run and compare failed: %1").arg(errorText(e));
+  }
+  return c;
+}
+
+} // namespace
+
+bool Session::isComparing() const { return comparing_ != nullptr; }
+
+bool Session::compareWithLlvm() {
+  if (comparing_)
+    return false;
+  if (!lastBuild_ || !lastBuild_->executable) {
+    Q_EMIT errorOccurred(tr("Run and compare: build first (a compile-only build cannot run)"),
+                         path_, 0, 0);
+    return false;
+  }
+  auto* watcher = new QFutureWatcher<Comparison>(this);
+  comparing_ = watcher;
+  connect(watcher, &QFutureWatcher<Comparison>::finished, this, [this, watcher] {
+    Comparison c = watcher->result();
+    watcher->deleteLater();
+    comparing_ = nullptr;
+    if (c.ok)
+      Q_EMIT info(c.report);
+    else
+      Q_EMIT errorOccurred(c.report, path_, 0, 0);
+    Q_EMIT comparisonFinished(c.ok, c.maxDiff, c.report);
+  });
+  Q_EMIT info(tr("Running the build and an all-llvm build of the same input ..."));
+  watcher->setFuture(QtConcurrent::run([b = lastBuild_] { return compare(b); }));
+  return true;
 }
 
 // ------------------------------------------------------------ session files

@@ -112,6 +112,12 @@ public:
   bool setAssignmentsUndoable(const TargetAssignments& a, const QString& text,
                               QString* error = nullptr);
   QUndoStack* undoStack() const { return undo_; }
+  /// Runs the last build and a plain llvm build of the same input on the
+  /// same deterministic inputs (sin-filled; symbolic dims 1), off the UI
+  /// thread, and reports the largest difference by comparisonFinished (and
+  /// the log). False when there is no runnable build or a comparison runs.
+  bool compareWithLlvm();
+  bool isComparing() const;
   /// Rebuilds now, or after the running build (which is cancelled).
   void rebuild();
 
@@ -148,6 +154,8 @@ Q_SIGNALS:
   /// The composite target or the assignments changed.
   void targetChanged();
   void assignmentsChanged();
+  /// `ok`: both ran and agree within 1e-4 (relative); `report` says so.
+  void comparisonFinished(bool ok, double maxDiff, const QString& report);
 
 private:
   void onBuildFinished(const BuildOutcome& outcome);
@@ -171,6 +179,7 @@ private:
   bool automatic_ = false;
   QUndoStack* undo_;
   QString sessionPath_;
+  QObject* comparing_ = nullptr; // the running comparison's watcher
 };
 
 } // namespace lowerscope

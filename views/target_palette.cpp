@@ -62,6 +62,7 @@ SubTargetZone::SubTargetZone(Session* session, const QString& name, int index, Q
                                     : tr("drop graph nodes here"),
                           this);
   drop->setStyleSheet("color:#868e96;font-size:9pt;");
+  drop->setWordWrap(true);
   layout->addWidget(drop);
   layout->addWidget(list_);
   setHighlighted(false);
@@ -105,7 +106,7 @@ void SubTargetZone::dropEvent(QDropEvent* e) {
 
 TargetPalette::TargetPalette(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), edit_(new QLineEdit(this)), error_(new QLabel(this)),
-      automatic_(new QCheckBox(tr("Automatic: library kinds claim their patterns"), this)),
+      automatic_(new QCheckBox(tr("Automatic"), this)),
       clear_(new QPushButton(tr("Clear assignments"), this)), applyTimer_(new QTimer(this)),
       zonesBox_(new QWidget), zonesLayout_(new QVBoxLayout(zonesBox_)), hint_(new QLabel(this)) {
   setObjectName("targetPalette");
@@ -119,8 +120,9 @@ TargetPalette::TargetPalette(Session* session, QWidget* parent)
   error_->setStyleSheet("color:#c92a2a;");
   error_->hide();
   automatic_->setObjectName("automaticAssignment");
-  automatic_->setToolTip(tr("Run AssignTargets: openblas/dnnl sub-targets take the matmul / "
-                            "convolution patterns they cover; your assignments still win"));
+  automatic_->setToolTip(tr("Library kinds claim their patterns (AssignTargets): openblas / dnnl "
+                            "sub-targets take the matmul / convolution patterns they cover; your "
+                            "assignments still win"));
   clear_->setObjectName("clearAssignments");
   hint_->setWordWrap(true);
   hint_->setStyleSheet("color:#495057;");

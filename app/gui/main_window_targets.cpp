@@ -65,6 +65,25 @@ void MainWindow::createEditMenu() {
 }
 
 void MainWindow::connectTargets() {
+  // Build ▸ Run and Compare: the last build against all-llvm (issue #7's check).
+  for (QAction* a : menuBar()->actions()) {
+    if (!a->menu() || a->text().remove('&') != tr("Build"))
+      continue;
+    a->menu()->addSeparator();
+    QAction* run = a->menu()->addAction(tr("&Run and Compare with llvm"), this, [this] {
+      if (session_->compareWithLlvm())
+        statusBar()->showMessage(tr("Running\u2026"), 3000);
+    });
+    run->setObjectName("runCompareAction");
+    run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    run->setStatusTip(tr("Run the last build and an all-llvm build of the same model on the same "
+                         "inputs and log the largest output difference"));
+  }
+  connect(session_, &Session::comparisonFinished, this,
+          [this](bool, double, const QString& report) {
+            statusBar()->showMessage(report, 10000);
+            logDock_->raise();
+          });
   connect(graphView_, &GraphView::kernelSelected, codeView_,
           [this](const QString& callee) { codeView_->showKernel(callee); });
   connect(graphView_, &GraphView::dragRefused, this, [this](const QString& reason) {

@@ -182,6 +182,21 @@ TEST(TargetAcceptanceTest, OnnxConvsOnDnnlClassifierOnCompatSameOutputsThenUndoA
   // Rebuilt and run: the same outputs as all-llvm.
   ASSERT_TRUE(s.lastBuild() && s.lastBuild()->executable);
   EXPECT_LT(maxDiff(run(s), want), 1e-4);
+  // What Build > Run and Compare reports agrees.
+  bool compared = false, same = false;
+  QString report;
+  QObject::connect(&s, &Session::comparisonFinished, [&](bool ok, double, const QString& r) {
+    compared = true;
+    same = ok;
+    report = r;
+  });
+  ASSERT_TRUE(s.compareWithLlvm());
+  EXPECT_FALSE(s.compareWithLlvm()) << "one comparison at a time";
+  for (int i = 0; i < 12000 && !compared; ++i)
+    QTest::qWait(10);
+  ASSERT_TRUE(compared);
+  EXPECT_TRUE(same) << report.toStdString();
+  EXPECT_TRUE(report.contains("same outputs")) << report.toStdString();
   // The C code of the compat part.
   ASSERT_TRUE(code.selectPart("compat"));
   EXPECT_FALSE(code.text(CodeView::Kind::C).isEmpty());
