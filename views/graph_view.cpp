@@ -1,14 +1,17 @@
 #include "views/graph_view.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDrag>
 #include <QGraphicsPathItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QShortcut>
@@ -26,6 +29,7 @@
 #include "views/graph_labels.h"
 #include "views/graph_minimap.h"
 #include "views/session.h"
+#include "views/target_drag.h"
 #include "views/theme.h"
 
 namespace lowerscope {
@@ -73,6 +77,12 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setDragMode(QGraphicsView::ScrollHandDrag);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setBackgroundBrush(Theme::instance()->colors().canvas);
+  setRubberBandSelectionMode(Qt::IntersectsItemShape);
+  connect(this, &QGraphicsView::rubberBandChanged, this,
+          [this](QRect rect, QPointF from, QPointF to) {
+            if (!rect.isNull())
+              band_ = QRectF(from, to).normalized();
+          });
 }
 
 void GraphCanvas::fit() {
@@ -112,10 +122,53 @@ void GraphCanvas::wheelEvent(QWheelEvent* e) {
 }
 
 void GraphCanvas::mousePressEvent(QMouseEvent* e) {
+  const bool ctrl = e->modifiers() & Qt::ControlModifier;
+  const bool shift = e->modifiers() & Qt::ShiftModifier;
+  pressNode_ = -1;
   if (QGraphicsItem* it = graphItem(itemAt(e->pos())))
-    if (it->data(kTypeKey).toString() == kNodeType)
-      Q_EMIT nodeClicked(it->data(kIdKey).toInt());
+    if (it->data(kTypeKey).toString() == kNodeType) {
+      int id = it->data(kIdKey).toInt();
+      if (ctrl && e->button() == Qt::LeftButton) {
+        Q_EMIT nodeToggled(id);
+        return;
+      }
+      Q_EMIT nodeClicked(id);
+      if (e->button() == Qt::LeftButton) { // a drag candidate, not a pan
+        pressNode_ = id;
+        pressPos_ = e->pos();
+        return;
+      }
+    }
+  if ((ctrl || shift) && e->button() == Qt::LeftButton) {
+    banding_ = true;
+    bandAdd_ = ctrl;
+    band_ = QRectF();
+    setDragMode(QGraphicsView::RubberBandDrag);
+  }
   QGraphicsView::mousePressEvent(e);
+}
+
+void GraphCanvas::mouseMoveEvent(QMouseEvent* e) {
+  if (pressNode_ >= 0 && (e->buttons() & Qt::LeftButton) &&
+      (e->pos() - pressPos_).manhattanLength() >= QApplication::startDragDistance()) {
+    int node = pressNode_;
+    pressNode_ = -1;
+    Q_EMIT dragRequested(node);
+    return;
+  }
+  QGraphicsView::mouseMoveEvent(e);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* e) {
+  pressNode_ = -1;
+  QGraphicsView::mouseReleaseEvent(e);
+  if (banding_) {
+    banding_ = false;
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    if (!band_.isEmpty())
+      Q_EMIT nodesBoxed(band_, bandAdd_);
+    band_ = QRectF();
+  }
 }
 
 void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
@@ -156,7 +209,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
       beforeView_(new GraphCanvas(this)), afterView_(new GraphCanvas(this)),
       beforeScene_(new QGraphicsScene(this)), afterScene_(new QGraphicsScene(this)),
       properties_(new QTextBrowser(this)), minimap_(new GraphMinimap(afterView_)),
-      beforeMinimap_(new GraphMinimap(beforeView_)) {
+      beforeMinimap_(new GraphMinimap(beforeView_)),
+      targetColors_(new QCheckBox(tr("Colour by target"), this)) {
   setObjectName("graphView");
   functions_->setObjectName("graphFunction");
   functions_->setToolTip(tr("Graph-level function to draw"));
@@ -180,6 +234,7 @@ GraphView::GraphView(Session* session, QWidget* parent)
   bar->addWidget(functions_);
   bar->addWidget(diffBox_);
   bar->addWidget(fit);
+  bar->addWidget(targetColors_);
   bar->addWidget(search_, 1);
   bar->addWidget(status_);
   splitter_->addWidget(beforeView_);
@@ -207,6 +262,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
           [this](int i) { session_->setCurrentFunction(functions_->itemText(i)); });
   auto wire = [this](GraphCanvas* c, bool before) {
     connect(c, &GraphCanvas::nodeClicked, this, [this, before](int n) {
+      if (before || !multi_.count(n))
+        multi_.clear(); // a plain click on a selected node keeps the selection (to drag it)
       selectedBefore_ = before;
       selectNode(n);
     });
@@ -228,6 +285,7 @@ GraphView::GraphView(Session* session, QWidget* parent)
   };
   wire(afterView_, false);
   wire(beforeView_, true);
+  connectDragToTarget();
   connect(session_, &Session::currentStepChanged, this, &GraphView::refresh);
   connect(session_, &Session::currentFunctionChanged, this, &GraphView::refresh);
   connect(session_, &Session::moduleChanged, this, [this] {
@@ -307,6 +365,7 @@ void GraphView::refresh() {
   for (auto& c : cancels_)
     c->store(true);
   cancels_.clear();
+  multi_.clear(); // node ids belong to the graph shown before
   updateFunctions();
   before_ = after_ = nullptr;
   hasDiff_ = false;
@@ -486,6 +545,8 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
   }
   const auto& G = g.graph;
   const auto& L = g.layout;
+  const std::vector<QString> subs =
+      colorByTarget() ? nodeSubTargets(g.module, G) : std::vector<QString>{};
   scene->setSceneRect(-20, -20, L.width + 40, L.height + 40);
   QFont font("DejaVu Sans");
   font.setPixelSize(11);
@@ -554,9 +615,10 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       shape.addEllipse(r);
     else
       shape.addRoundedRect(r, 5, 5);
-    bool isSelected = n.id == selected_ && beforeSide == selectedBefore_;
-    auto* item = scene->addPath(shape, nodePen(n, status, isSelected),
-                                colors.nodeFill(QColor(q(unity::viz::nodeColor(n)))));
+    bool isSelected =
+        (n.id == selected_ && beforeSide == selectedBefore_) || (!beforeSide && multi_.count(n.id));
+    auto* item =
+        scene->addPath(shape, nodePen(n, status, isSelected), colors.nodeFill(fillFor(g, n, subs)));
     items[n.id] = item;
     item->setData(kIdKey, n.id);
     item->setData(kTypeKey, kNodeType);
@@ -565,6 +627,8 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       tip += "\n" + q(n.type);
     if (n.kind == NodeKind::Cluster)
       tip += "\n" + tr("fused group (double-click to expand)");
+    if (!subs.empty() && !subs[n.id].isEmpty())
+      tip += "\n" + tr("target: %1").arg(subs[n.id]);
     item->setToolTip(tip);
     auto* text = new LodTextItem(q(n.label()), item);
     text->setFont(n.kind == NodeKind::Constant ? small : font);
@@ -610,6 +674,8 @@ void GraphView::selectNode(int node) {
                        30, 30);
     }
     Q_EMIT nodeSelected(q(n.name), n.line);
+    if (!n.callee.empty())
+      Q_EMIT kernelSelected(q(n.callee));
   }
 }
 
@@ -710,6 +776,126 @@ void GraphView::showProperties() {
   }
   html += "</table>";
   properties_->setHtml(html);
+}
+
+} // namespace lowerscope
+
+// ---------------------------------------------------------- drag-to-target
+
+namespace lowerscope {
+
+void GraphView::connectDragToTarget() {
+  targetColors_->setObjectName("graphTargetColors");
+  targetColors_->setToolTip(tr("Fill nodes with the colour of their sub-target (legend in the "
+                               "Target Palette); off: colour by op pattern"));
+  targetColors_->setChecked(true);
+  targetColors_->setVisible(!session_->compositeTarget().isEmpty());
+  connect(targetColors_, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(session_, &Session::targetChanged, this, [this] {
+    targetColors_->setVisible(!session_->compositeTarget().isEmpty());
+    redraw();
+  });
+  connect(afterView_, &GraphCanvas::nodeToggled, this, [this](int n) {
+    if (multi_.empty() && selected_ >= 0 && !selectedBefore_)
+      multi_.insert(selected_);
+    if (!multi_.erase(n))
+      multi_.insert(n);
+    selectedBefore_ = false;
+    selected_ = n;
+    redraw();
+  });
+  connect(afterView_, &GraphCanvas::nodesBoxed, this, [this](const QRectF& rect, bool add) {
+    if (!after_)
+      return;
+    if (!add)
+      multi_.clear();
+    for (size_t i = 0; i < after_->layout.nodes.size() && i < after_->graph.nodes.size(); ++i)
+      if (rect.contains(QPointF(after_->layout.nodes[i].x, after_->layout.nodes[i].y)))
+        multi_.insert(static_cast<int>(i));
+    selectedBefore_ = false;
+    redraw();
+  });
+  connect(afterView_, &GraphCanvas::dragRequested, this, [this](int n) {
+    if (!multi_.count(n) && n != selected_)
+      setSelectedNodes({n});
+    startSelectionDrag();
+  });
+}
+
+std::vector<int> GraphView::selectedNodes() const {
+  if (!multi_.empty())
+    return {multi_.begin(), multi_.end()};
+  if (selected_ >= 0 && !selectedBefore_)
+    return {selected_};
+  return {};
+}
+
+void GraphView::setSelectedNodes(const std::vector<int>& nodes) {
+  multi_.clear();
+  for (int n : nodes)
+    if (after_ && n >= 0 && n < static_cast<int>(after_->graph.nodes.size()))
+      multi_.insert(n);
+  selectedBefore_ = false;
+  selected_ = multi_.empty() ? -1 : *multi_.begin();
+  redraw();
+}
+
+QMimeData* GraphView::selectionMimeData(QString* error) const {
+  if (!after_) {
+    if (error)
+      *error = tr("no graph is shown");
+    return nullptr;
+  }
+  DraggedBindings d =
+      draggedBindings(after_->graph, selectedNodes(), session_->currentStep(), error);
+  if (d.names.isEmpty())
+    return nullptr;
+  return toMimeData(d);
+}
+
+void GraphView::startSelectionDrag() {
+  QString error;
+  QMimeData* mime = selectionMimeData(&error);
+  if (!mime) {
+    status_->setText(error);
+    Q_EMIT dragRefused(error);
+    return;
+  }
+  auto* drag = new QDrag(this);
+  drag->setMimeData(mime);
+  QPixmap pixmap(140, 22);
+  pixmap.fill(QColor("#1c7ed6"));
+  QPainter p(&pixmap);
+  p.setPen(Qt::white);
+  p.drawText(pixmap.rect(), Qt::AlignCenter, tr("%n node(s)", "", int(selectedNodes().size())));
+  p.end();
+  drag->setPixmap(pixmap);
+  drag->exec(Qt::CopyAction);
+}
+
+void GraphView::setColorByTarget(bool on) { targetColors_->setChecked(on); }
+
+bool GraphView::colorByTarget() const {
+  return targetColors_->isChecked() && !session_->compositeTarget().isEmpty();
+}
+
+QColor GraphView::fillFor(const LaidOutGraph&, const unity::viz::GraphNode& n,
+                          const std::vector<QString>& subs) const {
+  QColor pattern(q(unity::viz::nodeColor(n)));
+  if (subs.empty() || n.id >= static_cast<int>(subs.size()) || n.kind == NodeKind::Param ||
+      n.kind == NodeKind::Output || n.kind == NodeKind::Constant)
+    return pattern;
+  QString sub = subs[n.id].isEmpty() ? session_->defaultSubTarget() : subs[n.id];
+  int index = session_->subTargets().indexOf(sub);
+  return index < 0 ? pattern : subTargetColor(index);
+}
+
+QColor GraphView::nodeFill(int node) const {
+  if (!after_ || node < 0 || node >= static_cast<int>(after_->graph.nodes.size()))
+    return {};
+  std::vector<QString> subs =
+      colorByTarget() ? nodeSubTargets(after_->module, after_->graph) : std::vector<QString>{};
+  return fillFor(*after_, after_->graph.nodes[node], subs);
 }
 
 } // namespace lowerscope

@@ -13,6 +13,13 @@
 // fused group to expand it (its box double-clicked collapses it again).
 // Ctrl+F searches names, ops and source-model origins; the properties panel
 // shows the selected node.
+//
+// Drag-to-target (views/target_drag.h): Ctrl+click toggles nodes in a
+// multi-selection, Shift+drag (or a drag from empty space with Ctrl) selects
+// with a rubber band; dragging a selected node starts a QDrag carrying the
+// selection, which the target palette's sub-targets accept. With a composite
+// target the nodes are coloured by sub-target ("Colour by target"), else by
+// op pattern.
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QHash>
@@ -27,6 +34,7 @@
 #include "engine/viz/graph_layout.h"
 
 class QCheckBox;
+class QMimeData;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -61,11 +69,19 @@ Q_SIGNALS:
   void nodeClicked(int node);
   void nodeDoubleClicked(int node);
   void clusterDoubleClicked(int cluster);
+  /// Ctrl+click on a node: add it to / remove it from the selection.
+  void nodeToggled(int node);
+  /// A rubber band ended over `sceneRect`; `add` when Ctrl was held.
+  void nodesBoxed(const QRectF& sceneRect, bool add);
+  /// A press on a node moved past the drag distance: drag the selection.
+  void dragRequested(int node);
 
 protected:
   void wheelEvent(QWheelEvent* e) override;
   void mousePressEvent(QMouseEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   void paintEvent(QPaintEvent* e) override;
   /// A fitted graph stays fitted when the canvas changes size (docks
@@ -75,6 +91,12 @@ protected:
 private:
   bool fitted_ = false;
   QTransform fitTransform_;
+
+private:
+  int pressNode_ = -1; // node under a plain press, a drag candidate
+  QPoint pressPos_;
+  bool banding_ = false, bandAdd_ = false;
+  QRectF band_; // last rubber band, scene coordinates
 };
 
 class GraphView : public QWidget {
@@ -112,6 +134,18 @@ public:
   /// The overview in the corner of the after (main) canvas.
   GraphMinimap* minimap() const { return minimap_; }
   QString statusText() const;
+
+  // ---- drag-to-target
+  /// The selected nodes (the multi-selection, or the single selected node).
+  std::vector<int> selectedNodes() const;
+  void setSelectedNodes(const std::vector<int>& nodes);
+  /// The selection as drag data; null (and `error`) when it cannot be assigned.
+  QMimeData* selectionMimeData(QString* error = nullptr) const;
+  /// Fill nodes by sub-target (on) or op pattern (off).
+  void setColorByTarget(bool on);
+  bool colorByTarget() const;
+  /// The fill colour of node `node` of the shown graph as drawn.
+  QColor nodeFill(int node) const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
   /// Milliseconds the last redraw spent on the UI thread (diff + scene items).
   double lastDrawMs() const { return lastDrawMs_; }
@@ -119,6 +153,10 @@ public:
 Q_SIGNALS:
   /// The user selected a node; line is its binding's text line (0: none).
   void nodeSelected(const QString& name, int line);
+  /// The selected node calls module function `callee` (its kernel).
+  void kernelSelected(const QString& callee);
+  /// A selection could not be dragged (why).
+  void dragRefused(const QString& reason);
 
 public Q_SLOTS:
   void refresh();
@@ -138,6 +176,10 @@ private:
                bool selected) const;
   /// Re-pens the previously and newly selected nodes without redrawing.
   void restyleSelection(int previous);
+  void connectDragToTarget();
+  void startSelectionDrag();
+  QColor fillFor(const LaidOutGraph& g, const unity::viz::GraphNode& n,
+                 const std::vector<QString>& subs) const;
 
   Session* session_;
   QComboBox* functions_;
@@ -154,6 +196,8 @@ private:
   GraphMinimap* beforeMinimap_;
   // The node items drawn, indexed by node id (null where none was drawn).
   std::vector<QGraphicsPathItem*> afterItems_, beforeItems_;
+  QCheckBox* targetColors_;
+  std::set<int> multi_; // the multi-selection (after side)
 
   bool diffMode_ = false;
   std::set<std::string> expanded_;

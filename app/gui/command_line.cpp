@@ -57,7 +57,28 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("Palette for this run: light, dark or system (default: the one chosen in "
                      "View > Theme; screenshots: system)."),
       QStringLiteral("light|dark|system"));
+  const QCommandLineOption targetOption(
+      QStringLiteral("target"),
+      QStringLiteral("Composite target of the session, e.g. \"fast: llvm; compat: c\"; repeated "
+                     "values are joined with ';'."),
+      QStringLiteral("COMPOSITE"));
+  const QCommandLineOption assignOption(
+      QStringLiteral("assign"),
+      QStringLiteral("Assign bindings or ONNX node names to a sub-target (repeatable), e.g. "
+                     "Conv_0,Conv_1=fast (needs --target)."),
+      QStringLiteral("NAMES=SUB"));
+  const QCommandLineOption automaticOption(
+      QStringLiteral("automatic"),
+      QStringLiteral("Let library sub-targets (openblas, dnnl) claim their patterns."));
+  const QCommandLineOption codeOption(
+      QStringLiteral("code"),
+      QStringLiteral("After the build, show the Code dock for sub-target SUB."),
+      QStringLiteral("SUB"));
   parser.addOption(openOption);
+  parser.addOption(targetOption);
+  parser.addOption(assignOption);
+  parser.addOption(automaticOption);
+  parser.addOption(codeOption);
   parser.addOption(buildOption);
   parser.addOption(passOption);
   parser.addOption(functionOption);
@@ -89,8 +110,31 @@ CommandLine parseCommandLine(const QStringList& arguments) {
   result.options.openFile = parser.value(openOption);
   result.options.pass = parser.value(passOption);
   result.options.function = parser.value(functionOption);
-  result.options.build = parser.isSet(buildOption) || parser.isSet(passOption);
-  for (const QCommandLineOption* needsModel : {&buildOption, &passOption, &functionOption}) {
+  // Repeated --target values are sub-targets of one composite (handy where a
+  // ';' is awkward to pass, e.g. CMake test arguments).
+  result.options.target = parser.values(targetOption).join(QStringLiteral("; "));
+  result.options.assign = parser.values(assignOption);
+  result.options.automatic = parser.isSet(automaticOption);
+  result.options.codePart = parser.value(codeOption);
+  result.options.build =
+      parser.isSet(buildOption) || parser.isSet(passOption) || parser.isSet(codeOption);
+  if ((parser.isSet(assignOption) || parser.isSet(automaticOption)) &&
+      !parser.isSet(targetOption) && !result.options.openFile.endsWith(".lsession")) {
+    result.action = CommandLine::Action::Error;
+    result.text = QStringLiteral("--assign and --automatic need --target COMPOSITE");
+    return result;
+  }
+  for (const QString& a : result.options.assign) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    QString why;
+    if (!parseAssignOption(a, &pairs, &why)) {
+      result.action = CommandLine::Action::Error;
+      result.text = why;
+      return result;
+    }
+  }
+  for (const QCommandLineOption* needsModel :
+       {&buildOption, &passOption, &functionOption, &assignOption, &codeOption}) {
     if (parser.isSet(*needsModel) && result.options.openFile.isEmpty()) {
       result.action = CommandLine::Action::Error;
       result.text =
@@ -128,6 +172,22 @@ CommandLine parseCommandLine(const QStringList& arguments) {
     }
   }
   return result;
+}
+
+bool parseAssignOption(const QString& text, std::vector<std::pair<std::string, std::string>>* out,
+                       QString* error) {
+  const int eq = text.lastIndexOf(QLatin1Char('='));
+  const QString sub = eq < 0 ? QString() : text.mid(eq + 1).trimmed();
+  const QStringList names =
+      eq < 0 ? QStringList() : text.left(eq).split(QLatin1Char(','), Qt::SkipEmptyParts);
+  if (sub.isEmpty() || names.isEmpty()) {
+    if (error)
+      *error = QStringLiteral("invalid --assign '%1': expected NAME[,NAME...]=SUBTARGET").arg(text);
+    return false;
+  }
+  for (const QString& n : names)
+    out->emplace_back(n.trimmed().toStdString(), sub.toStdString());
+  return true;
 }
 
 bool hasDisplay() {

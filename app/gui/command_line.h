@@ -1,10 +1,15 @@
 #pragma once
 // Command line of the lowerscope executable:
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
-//              [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
+//              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
+//              [--code SUB] [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
 #include <QSize>
 #include <QString>
 #include <QStringList>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace lowerscope {
 
@@ -16,6 +21,10 @@ struct GuiOptions {
   QString screenshotPath; // --screenshot: render the window to this PNG and exit
   QSize size;             // --size: window size; invalid when not given
   QString theme;          // --theme: light, dark or system for this run; "" = the saved one
+  QString target;         // --target: composite target of the session
+  QStringList assign;     // --assign: "name[,name...]=subtarget", repeatable
+  bool automatic = false; // --automatic: library sub-targets claim their patterns
+  QString codePart;       // --code: show the Code dock with this sub-target
 };
 
 struct CommandLine {
@@ -29,6 +38,11 @@ struct CommandLine {
 /// (-platform, -style, ...) must already have been removed, as
 /// QApplication::arguments() does.
 CommandLine parseCommandLine(const QStringList& arguments);
+
+/// Parses one --assign value "a,b=sub" into (name, sub) pairs appended to
+/// `out`; false (and `error`) when malformed.
+bool parseAssignOption(const QString& text, std::vector<std::pair<std::string, std::string>>* out,
+                       QString* error);
 
 /// Parses "WIDTHxHEIGHT" (e.g. "1400x900"); an invalid QSize on error.
 QSize parseSize(const QString& text);

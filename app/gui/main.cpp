@@ -1,6 +1,7 @@
 // lowerscope: the GUI workbench. Thin: the window lives in lowerscope_app.
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
-//              [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
+//              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
+//              [--code SUB] [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
 // With --screenshot the window is shown off screen at its final size first,
 // then the build and the graph layout are waited for (both run off the UI
 // thread; the waits process events, so their signals arrive as in the GUI),
@@ -44,6 +45,33 @@ bool selectView(lowerscope::MainWindow& window, const lowerscope::GuiOptions& op
   return true;
 }
 
+/// Applies --target, --assign and --automatic to the opened session (the
+/// starting state: not on the undo stack). False (and `error`) when invalid.
+bool applyTargets(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
+                  QString* error) {
+  lowerscope::Session* session = window.session();
+  if (!options.target.isEmpty() && !session->setCompositeTarget(options.target, error)) {
+    *error = QStringLiteral("invalid --target '%1': %2").arg(options.target, *error);
+    return false;
+  }
+  if (options.automatic)
+    session->setAutomaticAssignment(true);
+  if (options.assign.isEmpty())
+    return true;
+  lowerscope::TargetAssignments all = session->assignments();
+  for (const QString& a : options.assign)
+    if (!lowerscope::parseAssignOption(a, &all, error))
+      return false;
+  try {
+    session->annotatedInput(all);
+  } catch (const std::exception& e) {
+    *error = QStringLiteral("--assign: %1").arg(QString::fromUtf8(e.what()));
+    return false;
+  }
+  session->setAssignments(all);
+  return true;
+}
+
 /// Builds (if asked), selects, waits for the layout: everything the
 /// screenshot must show. On failure returns false with the reason.
 bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
@@ -79,6 +107,10 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
   }
   if (!selectView(window, options, error))
     return false;
+  if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart)) {
+    *error = QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart);
+    return false;
+  }
   if (!session->hasModule())
     return true; // the empty workbench
   if (!window.graphView()->waitForLayout(left())) {
@@ -117,6 +149,10 @@ QString describe(const lowerscope::MainWindow& window) {
   const QString function = window.irDiffView()->function();
   text += QStringLiteral("; IR text: %1")
               .arg(function.isEmpty() ? QStringLiteral("whole module") : function);
+  if (!session->compositeTarget().isEmpty())
+    text += QStringLiteral("; target \"%1\", %2 assignment(s)")
+                .arg(session->compositeTarget())
+                .arg(session->assignments().size());
   return text;
 }
 
@@ -171,6 +207,14 @@ int main(int argc, char** argv) {
         return 1;
     }
   }
+  if (opened) {
+    QString error;
+    if (!applyTargets(window, options, &error)) {
+      printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
+      if (screenshot)
+        return 1;
+    }
+  }
 
   if (screenshot) {
     const QSize size = options.size.isValid() ? options.size : lowerscope::MainWindow::kDefaultSize;
@@ -206,6 +250,9 @@ int main(int argc, char** argv) {
       QString error;
       if (!selectView(window, options, &error))
         window.logView()->error(error);
+      if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart))
+        window.logView()->error(
+            QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart));
     };
     if (options.build) {
       QObject::connect(

@@ -46,7 +46,7 @@ namespace {
 
 // Bump when the dock set changes, so an old saved layout is ignored instead of
 // hiding a new dock.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2; // 2: the Code dock
 // Text files beyond this are not loaded into the text view.
 constexpr qint64 kMaxTextBytes = 32 * 1024 * 1024;
 
@@ -58,7 +58,8 @@ bool looksBinary(const QByteArray& bytes) { return bytes.contains('\0'); }
 
 bool isModelFile(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  return suffix == QLatin1String("uir") || suffix == QLatin1String("onnx");
+  return suffix == QLatin1String("uir") || suffix == QLatin1String("onnx") ||
+         suffix == QLatin1String("lsession");
 }
 
 /// The first local model file among dropped URLs; empty when there is none.
@@ -137,11 +138,7 @@ void MainWindow::createPanels() {
   timeline_->setObjectName("passTimelineView");
   timeline_->hide();
 
-  paletteDock_ = addPanel(
-      tr("Target Palette"), QStringLiteral("targetPaletteDock"),
-      new EmptyStateWidget(tr("Target Palette"),
-                           tr("The sub-targets of the composite target will appear here. Drag a "
-                              "selected subgraph onto one to assign it to that target.")));
+  createTargetPanels(); // the target palette and code docks
 
   tuningDock_ = addPanel(
       tr("Tuning"), QStringLiteral("tuningDock"),
@@ -170,6 +167,8 @@ void MainWindow::resetLayout() {
   addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock_, Qt::Horizontal);
   tabifyDockWidget(timelineDock_, tuningDock_);
+  tabifyDockWidget(irTextDock_, codeDock_);
+  irTextDock_->raise();
   timelineDock_->raise();
 
   resizeDocks({paletteDock_, irTextDock_}, {190, 500}, Qt::Horizontal);
@@ -178,7 +177,7 @@ void MainWindow::resetLayout() {
 }
 
 QList<QDockWidget*> MainWindow::docks() const {
-  return {irTextDock_, timelineDock_, paletteDock_, tuningDock_, logDock_};
+  return {irTextDock_, timelineDock_, paletteDock_, tuningDock_, logDock_, codeDock_};
 }
 
 void MainWindow::createMenus() {
@@ -190,6 +189,7 @@ void MainWindow::createMenus() {
   recentMenu_->setObjectName("recentMenu");
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
+  createSessionActions(file);
   file->addSeparator();
   exportAction_ = file->addAction(tr("&Export Graph\u2026"), this, &MainWindow::showExportDialog);
   exportAction_->setObjectName("exportGraphAction");
@@ -199,6 +199,8 @@ void MainWindow::createMenus() {
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   quit->setMenuRole(QAction::QuitRole);
+
+  createEditMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : docks())
@@ -277,7 +279,9 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   if (!file.open(QIODevice::ReadOnly))
     return fail(file.errorString(), true);
   if (!isModelFile(path))
-    return fail(tr("not a model file (expected .uir text IR or .onnx)"), true);
+    return fail(tr("not a model file (expected .uir text IR, .onnx or a .lsession)"), true);
+  if (info.suffix().compare(QStringLiteral("lsession"), Qt::CaseInsensitive) == 0)
+    return openSessionFile(info.absoluteFilePath(), error);
 
   // The session parses or imports; its errorOccurred already put the located
   // message in the log.
@@ -395,6 +399,7 @@ void MainWindow::connectSession() {
                         graphView_->selectedIsBefore() && irDiff_->diffMode());
   });
   connect(irDiff_, &IrDiffView::bindingSelected, this, &MainWindow::onBindingSelected);
+  connectTargets();
 }
 
 void MainWindow::onBindingSelected(const QString& function, const QString& name, bool beforeSide) {
@@ -612,7 +617,8 @@ void MainWindow::showOpenDialog() {
                                                : QFileInfo(currentFile_).absolutePath();
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open Model"), start,
-      tr("Models (*.uir *.onnx);;Text IR (*.uir);;ONNX models (*.onnx);;All files (*)"));
+      tr("Models and sessions (*.uir *.onnx *.lsession);;Text IR (*.uir);;ONNX models (*.onnx);;"
+         "Sessions (*.lsession);;All files (*)"));
   if (path.isEmpty())
     return;
   settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());

@@ -18,10 +18,12 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QUndoStack;
 class QPushButton;
 
 namespace lowerscope {
 
+class CodeView;
 class EmptyStateWidget;
 class GraphView;
 class IrDiffView;
@@ -29,6 +31,7 @@ class IrTextView;
 class LogView;
 class PassTimelineView;
 class Session;
+class TargetPalette;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -77,6 +80,19 @@ public:
   /// False (and `error`) when there is no graph or the file cannot be written.
   bool exportGraph(const QString& path, QString* error = nullptr);
 
+  // ---- targets (main_window_targets.cpp)
+  TargetPalette* targetPalette() const { return palette_; }
+  CodeView* codeView() const { return codeView_; }
+  QDockWidget* codeDock() const { return codeDock_; }
+  QAction* undoAction() const { return undoAction_; }
+  QAction* redoAction() const { return redoAction_; }
+  /// Opens a .lsession file (model, composite target, assignments); on
+  /// failure logs and returns false with `error`.
+  bool openSessionFile(const QString& path, QString* error = nullptr);
+  bool saveSessionFile(const QString& path, QString* error = nullptr);
+  /// Shows the Code dock with sub-target `part`; false when the build has none.
+  bool showCodePart(const QString& part);
+
   /// Shows the step `spec` names ("7", "FuseOps") with before/after views;
   /// false (and `error`) when the history has no such step.
   bool selectStep(const QString& spec, QString* error = nullptr);
@@ -89,6 +105,7 @@ public Q_SLOTS:
   void showOpenDialog();
   void showExportDialog();
   void showAbout();
+  void showSaveSessionDialog();
   /// Starts a build of the open model off the UI thread; false when there is
   /// no model or a build runs already.
   bool startBuild();
@@ -114,6 +131,11 @@ private:
   void widenTextForLoopNest();
   void updateActions();
   void updateTitle();
+  // targets (main_window_targets.cpp)
+  void createTargetPanels();
+  void createSessionActions(QMenu* file);
+  void createEditMenu();
+  void connectTargets();
 
   Session* session_ = nullptr;
   EmptyStateWidget* emptyGraph_ = nullptr;
@@ -135,6 +157,11 @@ private:
   QDockWidget* paletteDock_ = nullptr;
   QDockWidget* tuningDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
+  QDockWidget* codeDock_ = nullptr;
+  TargetPalette* palette_ = nullptr;
+  CodeView* codeView_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QString currentFile_;
   bool persistSettings_ = false;

@@ -60,3 +60,25 @@ if(XVFB_RUN)
     ENVIRONMENT_MODIFICATION "WAYLAND_DISPLAY=unset:"
     LABELS gui TIMEOUT 120)
 endif()
+
+# Targets (docs/gui.md, "Targets and drag-to-target"): cnn with its Gemm on
+# the c sub-target, built, the Code dock showing the C of the compat part.
+# --target is given twice: a ';' cannot pass through these '|' lists.
+add_test(NAME gui_screenshot_targets COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_CNN}|--target|fast: llvm|--target|compat: c|--assign|fc=compat|--build|--code|compat"
+  -DOUT=${GUI_SHOTS}/cnn_targets.png -DSIZE=1400x900
+  "-DEXPECT_TEXT=cnn.uir at step |graph of main|1 assignment(s)"
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_targets_bad_assign COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--open|${SHOT_CNN}|--target|fast: llvm|--target|compat: c|--assign|nosuchnode=compat|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=--assign|nosuchnode"
+  -P ${RUN_AND_CHECK})
+add_test(NAME gui_targets_bad_target COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--open|${SHOT_CNN}|--target|fast: nosuchkind|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=invalid --target|nosuchkind"
+  -P ${RUN_AND_CHECK})
+set_tests_properties(gui_screenshot_targets gui_targets_bad_assign gui_targets_bad_target
+  PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 180)
