@@ -239,7 +239,9 @@ BuildResult build(const ir::IRModule& m, const BuildOptions& opts) {
         throw Error("target kind '" + t.kind + "' of sub-target '" + sub +
                     "' has no tir_to_runtime hook");
       if (!funcs.empty()) {
-        if (t.isHost())
+        // The engine's pool runs generated kernels; a library sub-target's
+        // -num-cores goes to its library instead (library_kernels.cpp).
+        if (t.isHost() && !kind->hooks->graphToTir)
           runtime::ThreadPool::setNumThreads(t.numCores());
         target::RuntimeModule rm = kind->hooks->tirToRuntime(funcs, t);
         part.functions = rm.functions;

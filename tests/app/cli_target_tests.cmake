@@ -87,3 +87,21 @@ add_test(NAME cli_target_json_bad_attribute COMMAND ${CMAKE_COMMAND}
   "-DARGS=build|${CNN}|--target|${TD}/bad_target.json"
   -DEXPECT_EXIT=1 "-DEXPECT_TEXT=bad_target.json: composite target JSON: sub-target 'cpu': |-bogus"
   -P ${TARGET_CHECK})
+
+# The acceptance scenario from the command line, on an imported ONNX model
+# (tests/app/data/conv_classifier.onnx, written by gen_conv_classifier.py):
+# its convolutions on dnnl and its classifier on a C part, by ONNX node name.
+set(CONV_ONNX "${CMAKE_CURRENT_SOURCE_DIR}/data/conv_classifier.onnx")
+file(WRITE "${TD}/onnx_assign.json" [=[{"Conv_0": "dnnl", "Conv_2": "dnnl", "Gemm_6": "compat"}]=])
+add_test(NAME cli_target_onnx_assign_run COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope-cli>
+  "-DARGS=run|${CONV_ONNX}|--target|cpu: llvm% dnnl: dnnl% compat: c|--assign|${TD}/onnx_assign.json|--repeat|1|--profile"
+  -DEXPECT_EXIT=0 "-DEXPECT_TEXT=output 0: float32 (1, 3)|dnnl_main_dnnl "
+  -P ${TARGET_CHECK})
+add_test(NAME cli_target_onnx_assign_emit COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope-cli>
+  "-DARGS=build|${CONV_ONNX}|--target|cpu: llvm% dnnl: dnnl% compat: c|--assign|${TD}/onnx_assign.json|--emit|${TD}/emit_onnx"
+  -DCLEAN_DIRS=${TD}/emit_onnx -DEXPECT_EXIT=0
+  "-DEXPECT_TEXT=part dnnl: dnnl: 2 kernel(s)|part compat: c: "
+  "-DFILE_TEXT=${TD}/emit_onnx/compat/module.c=int32_t matmul(|${TD}/emit_onnx/parts.json=dnnl.conv2d"
+  -P ${TARGET_CHECK})

@@ -15,6 +15,7 @@
 #include "engine/frontend/onnx_importer.h"
 #include "engine/ir/functor.h"
 #include "engine/runtime/library_kernels.h"
+#include "engine/runtime/thread_pool.h"
 #include "engine/support/error.h"
 #include "engine/text/parser.h"
 #include "engine/transform/normalize.h"
@@ -318,4 +319,18 @@ TEST(LibraryThreads, TheThreadCountIsTheLastParamOfTheLibraryCall) {
     // fc1 has a relu after its bias, fc2 not.
     EXPECT_EQ(params[0][0] + params[1][0], 1) << target;
   }
+}
+
+TEST(LibraryThreads, LibraryNumCoresLeavesTheEnginePoolToTheCodeParts) {
+  // The engine's thread pool runs generated kernels: a library
+  // sub-target's -num-cores must not resize it.
+  // cnn: the convolutions go to dnnl, pooling and the classifier stay on
+  // cpu, so both parts own kernels (a part without kernels sets nothing).
+  IRModule cnn = example("cnn.uir");
+  buildAndRun(cnn, "cpu: llvm -num-cores=1; conv: dnnl -num-cores=2", "conv");
+  EXPECT_EQ(runtime::ThreadPool::global().numThreads(), 1);
+  EXPECT_EQ(runtime::libraryThreadSettings().openmp, 2);
+  buildAndRun(cnn, "cpu: llvm -num-cores=2; conv: dnnl -num-cores=1", "conv");
+  EXPECT_EQ(runtime::ThreadPool::global().numThreads(), 2);
+  EXPECT_EQ(runtime::libraryThreadSettings().openmp, 1);
 }
