@@ -8,7 +8,8 @@
 #
 # Environment: THREADS (default "1 2"), REPEAT (timed runs, default 20),
 # BENCH_BUILD_DIR (an existing configured build to reuse; default: configure
-# a Release tree in build/bench-release), MODEL_DIR (where generated models
+# a Release tree in build/bench-release), BENCH_BIN (a built bench_onnx to use
+# as it is, nothing is built), MODEL_DIR (where generated models
 # and inputs are kept, default build/bench-ort). Needs python3-onnx and
 # python3-numpy (scripts/install-deps.sh --bench) and node + npm;
 # onnxruntime-node is installed here by `npm install` on the first run
@@ -34,13 +35,17 @@ if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
   (cd "$here" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >&2)
 fi
 
-build="${BENCH_BUILD_DIR:-}"
-if [ -z "$build" ]; then
-  build="$root/build/bench-release"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DLOWERSCOPE_BUILD_GUI=OFF -DLOWERSCOPE_BUILD_TESTS=OFF -DLOWERSCOPE_BUILD_BENCH=ON >/dev/null
+bench="${BENCH_BIN:-}"
+if [ -z "$bench" ]; then
+  build="${BENCH_BUILD_DIR:-}"
+  if [ -z "$build" ]; then
+    build="$root/build/bench-release"
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DLOWERSCOPE_BUILD_GUI=OFF -DLOWERSCOPE_BUILD_TESTS=OFF -DLOWERSCOPE_BUILD_BENCH=ON >/dev/null
+  fi
+  ninja -C "$build" bench_onnx >/dev/null
+  bench="$build/bench/ort/bench_onnx"
 fi
-ninja -C "$build" bench_onnx >/dev/null
 
 mkdir -p "$models_dir"
 results="$models_dir/results.jsonl"
@@ -59,7 +64,7 @@ for config in $configs; do
     ort=$(node "$here/ort_run.mjs" "$onnx" --input "$input" --threads "$t" --repeat "$repeat" \
       --output-dir "$ref")
     # shellcheck disable=SC2086 # $dim is empty or two words
-    ours=$("$build/bench/ort/bench_onnx" "$onnx" --input "$input" --threads "$t" \
+    ours=$("$bench" "$onnx" --input "$input" --threads "$t" \
       --repeat "$repeat" --reference "$ref/output_0.npy" $dim)
     echo "{\"config\": \"$config\", \"bytes\": $(stat -c %s "$onnx"), \"ours\": $ours, \"ort\": $ort}" >>"$results"
     echo "bench/ort: $config, $t thread(s) done" >&2

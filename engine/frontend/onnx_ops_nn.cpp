@@ -13,6 +13,8 @@
 // (default -1). 1-D pooling runs as 2-D pooling over a unit height.
 #include <cmath>
 
+#include <cstring>
+
 #include "engine/frontend/onnx_convert.h"
 
 namespace unity::frontend::detail {
@@ -108,7 +110,23 @@ void convertConv(NodeContext& c, bool transpose) {
   c.output(0, addChannelBias(c, y, 2, rank));
 }
 
+/// The transpose of a 2-D value. A constant (Gemm's weight with transB=1, as
+/// classifiers export it) is transposed here, once: FoldConstant leaves
+/// tensors above its size limit alone (fold.max_elements), and a
+/// permute_dims left in the graph would copy the weight on every run.
 Value transposed2D(NodeContext& c, const Value& v) {
+  if (v.data && v.data->ndim() == 2) {
+    const Tensor& src = *v.data;
+    int64_t rows = src.shape()[0], cols = src.shape()[1];
+    size_t size = src.dtype().bytes();
+    Tensor t(src.dtype(), {cols, rows});
+    auto* from = static_cast<const std::byte*>(src.data());
+    auto* to = static_cast<std::byte*>(t.mutableData());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(to + (j * rows + i) * size, from + (i * cols + j) * size, size);
+    return NodeContext::constant(std::move(t));
+  }
   return c.op("permute_dims", {v.expr}, {{"axes", std::vector<int64_t>{1, 0}}});
 }
 

@@ -325,6 +325,43 @@ TEST(OnnxImport, GemmWithTransposeAlphaBetaMatchesHandComputation) {
     }
 }
 
+/// Number of bindings of main calling operator `op`.
+static int callsOf(const IRModule& m, const std::string& op) {
+  int n = 0;
+  for (auto& b : bindingsOf(m))
+    if (auto* c = as<Call>(b->value))
+      if (auto* o = as<OpRef>(c->op); o && o->name == op)
+        ++n;
+  return n;
+}
+
+TEST(OnnxImport, GemmTransposesAConstantWeightOnceAndAGraphInputAtRunTime) {
+  // Y = A * W^T with W (N=3, K=2): as classifiers export their last layer.
+  const std::vector<float> w = {1, 2, -1, 0, 3, -2}, a = {1, -1, 2, 0.5f};
+  auto model = [&](bool weightIsInput) {
+    OnnxModelBuilder b;
+    b.input("A", {int64_t(2), int64_t(2)});
+    if (weightIsInput)
+      b.input("W", {int64_t(3), int64_t(2)});
+    else
+      b.initializer("W", {3, 2}, w);
+    OnnxModelBuilder::attrInt(b.node("Gemm", {"A", "W"}, {"Y"}, "fc"), "transB", 1);
+    b.output("Y");
+    return frontend::importOnnxBytes(b.bytes());
+  };
+  IRModule constant = model(false), input = model(true);
+  EXPECT_EQ(callsOf(constant, "permute_dims"), 0); // transposed at import time
+  EXPECT_EQ(callsOf(input, "permute_dims"), 1);
+  auto fromConstant = buildAndRun(constant, {tensorOf({2, 2}, a)});
+  auto fromInput = buildAndRun(input, {tensorOf({2, 2}, a), tensorOf({3, 2}, w)});
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      float want = a[i * 2] * w[j * 2] + a[i * 2 + 1] * w[j * 2 + 1];
+      EXPECT_FLOAT_EQ(fromConstant[0].getDouble(i * 3 + j), want) << i << "," << j;
+      EXPECT_FLOAT_EQ(fromInput[0].getDouble(i * 3 + j), want) << i << "," << j;
+    }
+}
+
 TEST(OnnxImport, OpsetOutsideTheSupportedRangeIsRefused) {
   OnnxModelBuilder b(18);
   b.input("X", {int64_t(2)});
