@@ -26,6 +26,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -136,30 +137,42 @@ void setThreads(int n) {
 
 // ------------------------------------------------------------------ matmul
 
-void benchMatmul(int64_t n, int threads, double budget) {
-  auto A = te::placeholder({intImm(n), intImm(n)}, DataType::Float32(), "A");
-  auto B = te::placeholder({intImm(n), intImm(n)}, DataType::Float32(), "B");
+/// m x k times k x n. The naive loop is square-only: other shapes print "-".
+void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
+  auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
   auto C = te::topi::matmul(A, B, "C");
   auto exe = buildOurs(wrapInMain(te::createPrimFunc({A, B, C})), threads, true, false);
-  auto a = randomTensor({n, n}, 1), b = randomTensor({n, n}, 2);
-  std::vector<float> c(n * n), ref(n * n);
+  auto a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
+  std::vector<float> c(m * n), ref(m * n);
   setThreads(threads);
-  double flops = 2.0 * n * n * n;
+  double flops = 2.0 * m * n * k;
 
   unity::Tensor out;
   double tOurs = bestTime([&] { out = exe->runTensors({a, b})[0]; }, budget);
   double tBlas = bestTime(
       [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.dataAs<float>(), n,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.dataAs<float>(), k,
                     b.dataAs<float>(), n, 0.0f, c.data(), n);
       },
       budget);
-  double tNaive = bestTime(
-      [&] { bench::naiveMatmul(a.dataAs<float>(), b.dataAs<float>(), ref.data(), n); }, budget);
+  bool square = m == n && k == n;
+  double tNaive =
+      square ? bestTime(
+                   [&] { bench::naiveMatmul(a.dataAs<float>(), b.dataAs<float>(), ref.data(), n); },
+                   budget)
+             : 0;
   double err = maxRelDiff(out, c.data());
-  std::printf("matmul %5lld   %d   %8.1f  %8.1f  %8.1f   %5.1f%%   %6.1f   %.1e\n", (long long)n,
-              threads, flops / tOurs * 1e-9, flops / tBlas * 1e-9, flops / tNaive * 1e-9,
-              100.0 * tBlas / tOurs, kPeakPerCore * threads, err);
+  char name[64], naive[32] = "       -";
+  if (square)
+    std::snprintf(name, sizeof name, "%5lld", (long long)n);
+  else
+    std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
+  if (square)
+    std::snprintf(naive, sizeof naive, "%8.1f", flops / tNaive * 1e-9);
+  std::printf("matmul %-5s   %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %.1e\n", name, threads,
+              flops / tOurs * 1e-9, flops / tBlas * 1e-9, naive, 100.0 * tBlas / tOurs,
+              kPeakPerCore * threads, err);
 }
 
 // ------------------------------------------------------------------ conv2d
@@ -289,9 +302,14 @@ int main(int argc, char** argv) {
       std::printf("kernel           threads  ours GF/s  OpenBLAS  naive     ours/peer  peak    "
                   "max rel err\n");
     for (int t : threads)
-      for (int64_t n : {256, 512, 1024})
+      for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 256},
+                             {512, 512, 512},
+                             {1024, 1024, 1024},
+                             {128, 768, 768},   // transformer projections (seq 128)
+                             {128, 768, 3072},  // feed-forward up
+                             {128, 3072, 768}}) // feed-forward down
         if (want("matmul"))
-          benchMatmul(n, t, budget);
+          benchMatmul(m, k, n, t, budget);
     if (want("conv"))
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
                   "max rel err\n");

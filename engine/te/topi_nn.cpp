@@ -5,9 +5,23 @@
 // channels (per group) and kernel taps reads it at
 // y * stride + ky * dilation. Output extents are
 // (in + pad_begin + pad_end - dilation * (k - 1) - 1) floordiv stride + 1,
-// simplified so constant shapes stay constants. The transposed convolution
-// is written directly as a gather: output y receives input iy when
-// y + pad_begin - ky * dilation == iy * stride, a Select with a clamped index.
+// simplified so constant shapes stay constants.
+//
+// A large stride-1 ungrouped 2-D convolution whose channel, image and kernel
+// sizes are constants (any batch), with at least 32 products per output and
+// an image of at least 64 pixels, is written in the "wide" form instead:
+// the padded image of each channel is flattened to one row ("pad_flat",
+// row width Wp = W + pad), the reduction runs over flat positions
+// p = y * Wp + x ("<name>_wide"), where tap (ky, kx) reads p + ky * Wp + kx,
+// one contiguous run for every tap, and a copy keeps the positions with
+// x < OW. The Wp - OW extra columns per row are computed and dropped; in
+// exchange the position loop splits into whole vectors whatever the image
+// width (14, 28, 56 in ResNet), which the default schedule's register tile
+// needs. Same values, same output as the direct form.
+//
+// The transposed convolution is written directly as a gather: output y
+// receives input iy when y + pad_begin - ky * dilation == iy * stride, a
+// Select with a clamped index.
 #include "engine/te/topi_util.h"
 
 namespace unity::te::topi {
@@ -16,6 +30,11 @@ using namespace ir;
 using namespace detail;
 
 namespace {
+
+// The wide convolution form pays for its extra stages only when each output
+// sums many products over a sizeable image.
+constexpr int64_t kWideMinReduction = 32;
+constexpr int64_t kWideMinArea = 64;
 
 void checkSameDim(const PrimExpr& a, const PrimExpr& b, const std::string& op,
                   const std::string& what) {
@@ -68,6 +87,50 @@ PrimExpr outExtent(const PrimExpr& in, int64_t padBegin, int64_t padEnd, int64_t
   return e;
 }
 
+/// Stride-1 ungrouped 2-D convolution with constant shapes over the padded
+/// image flattened per channel ("wide" form, see the file comment):
+///   flat[n, c, q]    = padded(data)[n, c, q / Wp, q % Wp]   (0 past the end)
+///   wide[n, o, p]    = sum flat[n, c, p + ky*dy*Wp + kx*dx] * weight[o, c, ky, kx]
+///   out[n, o, y, x]  = wide[n, o, y * Wp + x]
+/// Positions p with p % Wp >= OW are computed and dropped; P is rounded up
+/// to a multiple of 32 so the position loop splits into whole vectors.
+Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<int64_t>& pad,
+                  const std::vector<int64_t>& dilation, const std::string& name) {
+  int64_t H = *asConstInt(data.shape()[2]), W = *asConstInt(data.shape()[3]);
+  int64_t KH = *asConstInt(weight.shape()[2]), KW = *asConstInt(weight.shape()[3]);
+  int64_t Wp = W + pad[1] + pad[3], Hp = H + pad[0] + pad[2];
+  int64_t OH = Hp - dilation[0] * (KH - 1), OW = Wp - dilation[1] * (KW - 1);
+  int64_t P = ((OH - 1) * Wp + OW + 31) / 32 * 32;
+  int64_t Q = P + dilation[0] * (KH - 1) * Wp + dilation[1] * (KW - 1);
+  PrimExpr hE = data.shape()[2], wE = data.shape()[3];
+  Tensor flat = compute(
+      {data.shape()[0], data.shape()[1], i64(Q)},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr h = floordiv(i[2], i64(Wp)) - pad[0], w = floormod(i[2], i64(Wp)) - pad[1];
+        PrimExpr ok =
+            logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)), logicalAnd(ge(w, i64(0)), lt(w, wE)));
+        return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
+                      cst(data.dtype(), 0.0));
+      },
+      "pad_flat");
+  ReduceAxis rc = reduceAxis(weight.shape()[1], "rc"), ry = reduceAxis(weight.shape()[2], "ry"),
+             rx = reduceAxis(weight.shape()[3], "rx");
+  Tensor wide = compute(
+      {data.shape()[0], weight.shape()[0], i64(P)},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr q = i[2] + ry.var * (dilation[0] * Wp) + rx.var * dilation[1];
+        return te::sum(flat({i[0], rc.var, q}) * weight({i[1], rc.var, ry.var, rx.var}),
+                       {rc, ry, rx});
+      },
+      name + "_wide");
+  return compute(
+      {data.shape()[0], weight.shape()[0], i64(OH), i64(OW)},
+      [&](const std::vector<PrimExpr>& i) {
+        return wide({i[0], i[1], i[2] * Wp + i[3]});
+      },
+      name);
+}
+
 /// Spatial convolution over the trailing `s` dims: data [N, C, *S], weight [O, C/g, *K].
 Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<int64_t> strides,
               std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups,
@@ -90,6 +153,26 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
     fail(name, "output channels " + std::to_string(*o) + " are not divisible by groups " +
                    std::to_string(groups));
 
+  // Large stride-1 ungrouped 2-D convolutions with constant shapes use the
+  // wide form, whose position loop vectorizes with whole vectors whatever
+  // the image width (see conv2dWide).
+  if (s == 2 && groups == 1 && strides[0] == 1 && strides[1] == 1) {
+    // The batch may be symbolic; channels, image and kernel sizes may not.
+    bool constant = true;
+    for (size_t d = 1; d < 4; ++d)
+      constant = constant && asConstInt(data.shape()[d]) && asConstInt(weight.shape()[d - 1]);
+    constant = constant && asConstInt(weight.shape()[3]);
+    if (constant) {
+      int64_t red =
+          *asConstInt(Cg) * *asConstInt(weight.shape()[2]) * *asConstInt(weight.shape()[3]);
+      int64_t area = *asConstInt(data.shape()[2]) * *asConstInt(data.shape()[3]);
+      if (red >= kWideMinReduction && area >= kWideMinArea) {
+        outExtent(data.shape()[2], padding[0], padding[2], dilation[0], weight.shape()[2], 1, name);
+        outExtent(data.shape()[3], padding[1], padding[3], dilation[1], weight.shape()[3], 1, name);
+        return conv2dWide(data, weight, padding, dilation, name);
+      }
+    }
+  }
   Tensor in = data;
   bool anyPad = false;
   for (int64_t p : padding)

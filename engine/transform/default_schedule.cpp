@@ -12,22 +12,35 @@
 //      one is first split by 64 so outer iterations remain. The leading
 //      loops are fused until they count >= 4 * numCores iterations and made
 //      parallel.
-//    - reduction: x = the spatial loop along the output's last index, u = a
-//      spatial loop such that some input read along x does not depend on u
-//      (B[k, j] for C[i, j]: u = i), so one vector load of that input serves
-//      U unrolled rows. Split x by V (32 floats when it divides) and u by U
-//      (the largest of 8, 6, 4, 3, 2 dividing it with U * V/8 <= 24 vector
-//      registers), order
-//          [other spatial] x_o [r_o] u_o | r (fused reduce loops) | u_i x_i
+//    - reduction (a register-blocked kernel): x = the spatial loop along
+//      the output's last index, u = a spatial loop such that some input
+//      read along x does not depend on u (B[k, j] for C[i, j]: u = i; for
+//      a convolution the weight-free image read: u = output channel), so
+//      one vector load of that input serves U unrolled rows. The tile is
+//      V positions along x in whole vectors (1-4 vectors dividing x, or all
+//      of a short x) by U rows along u (8, 6, 4, 3, 2 dividing u), at most
+//      24 accumulator registers with AVX-512 (16 lanes, 32 registers; 12
+//      with AVX2's 8 lanes and 16 registers): the most accumulators wins,
+//      then the fewest loads per reduce step (V / lanes + U). Order
+//          [other spatial] x_o [r_o] u_o | reduce loops | u_i x_i
 //      (j_o k_o i_o k_i i_i j_i for matmul), unroll u_i, vectorize x_i, and
 //      decompose the reduction at the outermost reduce loop so the init is
-//      its own vectorized nest. A reduction longer than 128 is split and its
-//      outer part moved out of u_o, so the Kt x V slice of the reused input
-//      stays in L2 across all u_o tiles. The U x V accumulator tile has
-//      addresses invariant in the reduce loop: LLVM keeps it in registers
-//      (LICM scalar promotion) and the inner body is V/8 * U fused
-//      multiply-adds per broadcast of A. The outer spatial loops are fused
-//      and parallel.
+//      its own vectorized nest. Several reduce loops (convolution: c, ky,
+//      kx) stay nested — fused, each step would recompute the taps with a
+//      division and a modulo. A single reduction longer than 128 is split
+//      and its outer part moved out of u_o, so the Kt x V slice of the
+//      reused input stays in L2 across all u_o tiles. The U x V accumulator
+//      tile has addresses invariant in the reduce loops: LLVM keeps it in
+//      registers (LICM scalar promotion) across all of them, and the inner
+//      body is U * V / lanes fused multiply-adds per V / lanes vector loads
+//      and U broadcasts (conv 128x28x28: 24 vfmadd231ps zmm, 3 vmovups, 8
+//      vbroadcastss, no store). The outer spatial loops are fused and
+//      parallel.
+//      Convolutions reach this rule in topi's "wide" form (topi_nn.cpp):
+//      the padded image flattened per channel, so x runs over flat
+//      positions y * Wp + x' and splits into whole vectors whatever the
+//      width (14, 28, 56); a direct NCHW convolution of width 14 would
+//      leave a scalar remainder per row.
 //    Anything a rule cannot handle (symbolic extents, loops shared by
 //    several blocks, a primitive refusing) leaves that block as it was: the
 //    schedule is tried on a copy and only kept when every step succeeded.
@@ -48,11 +61,15 @@ using schedule::Schedule;
 
 namespace {
 
-// LLVM's tuning for AVX-512 Xeons prefers 256-bit vectors (8 float32 lanes)
-// and has 32 of them: the accumulator tile gets at most 24, leaving room
-// for the loaded row of B and the broadcast of A.
-constexpr int64_t kVectorLanes = 8;
-constexpr int64_t kAccumulatorRegs = 24;
+// The register tile: with AVX-512 the code generator uses 512-bit vectors
+// (16 float32 lanes, llvm_target.cpp turns off LLVM's prefer-256-bit) and
+// there are 32 of them: the accumulator tile gets at most 24, leaving room
+// for the loaded rows and the broadcasts. With AVX2 (16 registers of 8
+// lanes) it gets 12.
+struct Machine {
+  int64_t lanes = 16;
+  int64_t accRegs = 24;
+};
 constexpr int64_t kReduceTile = 128; // reduction slice kept hot in L2
 
 bool hasSelect(const PrimExpr& e) {
@@ -255,7 +272,7 @@ int64_t largestDivisor(int64_t n, std::initializer_list<int64_t> options) {
   return 1;
 }
 
-void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
+void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc) {
   auto loops = ownLoops(s, rv);
   auto blk = s.block(rv);
   if (loops.empty() || !as<BufferStore>(blk->body))
@@ -289,18 +306,33 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
     if (constExtent(loops[k].f) < 0)
       return;
 
-  int64_t V = ex <= 64 ? ex : largestDivisor(ex, {32, 64, 16});
-  if (V == 1)
-    V = ex; // no good factor: vectorize the whole loop
-  int64_t regsPerRow = (V + kVectorLanes - 1) / kVectorLanes;
-  int64_t U = 1;
-  if (u >= 0) {
-    int64_t eu = constExtent(loops[u].f);
-    for (int64_t c : {8, 6, 4, 3, 2})
-      if (c * regsPerRow <= kAccumulatorRegs && eu % c == 0) {
+  // The tile: V positions along x (whole vectors), U rows along u, at most
+  // mc.accRegs accumulator registers; the most accumulators wins (FMAs per
+  // reduce step), then the fewest loads per step (V / lanes + U).
+  int64_t eu = u >= 0 ? constExtent(loops[u].f) : 1;
+  int64_t V = ex, U = 1, bestAcc = -1, bestLoads = 0;
+  std::vector<int64_t> vs;
+  if (ex <= 4 * mc.lanes)
+    vs.push_back(ex);
+  for (int64_t m : {4, 3, 2, 1})
+    if (m * mc.lanes < ex && ex % (m * mc.lanes) == 0)
+      vs.push_back(m * mc.lanes);
+  if (vs.empty())
+    vs.push_back(ex); // no whole-vector factor: vectorize the whole loop
+  for (int64_t v : vs) {
+    int64_t regs = (v + mc.lanes - 1) / mc.lanes;
+    for (int64_t c : {8, 6, 4, 3, 2, 1}) {
+      if (c * regs > mc.accRegs || eu % c != 0 || (c > 1 && u < 0))
+        continue;
+      int64_t acc = c * regs, loads = regs + c;
+      if (acc > bestAcc || (acc == bestAcc && loads < bestLoads)) {
+        V = v;
         U = c;
-        break;
+        bestAcc = acc;
+        bestLoads = loads;
       }
+      break; // the largest fitting U for this V
+    }
   }
   LoopRV xo, xi = loops[x].rv, uo, ui;
   bool splitX = V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
@@ -337,13 +369,15 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
     order.push_back(ui);
   order.push_back(xi);
   s.reorder(order);
-  LoopRV r = red.size() > 1 ? s.fuse(red) : red[0];
+  // Several reduce loops (convolution: c, ky, kx) stay nested: fused, every
+  // step would recompute the taps with a division and a modulo.
+  LoopRV r = red[0];
   // A long reduction is cut so that the slice of the reused input (B's
   // rows k_o*Kt .. +Kt of the V columns) stays in L2 across all u_o tiles:
   // r_o moves out of u_o. Unsplit, the K x V panel of a large matrix
   // (rows a power-of-two stride apart) thrashes the cache.
   int64_t er = constExtent(s.loop(r));
-  if (er > kReduceTile && uo.var) {
+  if (red.size() == 1 && er > kReduceTile && uo.var) {
     int64_t kt = largestDivisor(er, {kReduceTile, 96, 64, 192, 144, 32});
     if (kt > 1 && kt < er) {
       auto p = s.split(r, {-1, kt});
@@ -364,10 +398,23 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores) {
 
 } // namespace
 
-PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores) {
+int hostVectorLanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f"))
+    return 16;
+  if (__builtin_cpu_supports("avx2"))
+    return 8;
+#endif
+  return 4;
+}
+
+PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores, int vectorLanes) {
   if (!f || f->attrs.has("tuned"))
     return f;
   numCores = std::max(1, numCores);
+  Machine mc;
+  mc.lanes = vectorLanes > 0 ? vectorLanes : hostVectorLanes();
+  mc.accRegs = mc.lanes >= 16 ? 24 : 12;
   Schedule s(f);
   if (s.getBlocks().empty())
     return f;
@@ -376,7 +423,7 @@ PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores) {
     Schedule attempt = s;
     try {
       if (isReduction(attempt.block(rv).get()))
-        scheduleReduction(attempt, rv, numCores);
+        scheduleReduction(attempt, rv, numCores, mc);
       else
         scheduleSpatial(attempt, rv, numCores);
     } catch (const Error&) {
@@ -387,13 +434,13 @@ PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores) {
   return sameNode(s.func(), f) ? f : s.func();
 }
 
-IRModule defaultSchedule(const IRModule& m, int numCores) {
+IRModule defaultSchedule(const IRModule& m, int numCores, int vectorLanes) {
   std::vector<IRModuleNode::Entry> out;
   bool changed = false;
   for (auto& [name, fn] : m->functions) {
     BaseFunc nf = fn;
     if (auto pf = cast<PrimFunc>(fn))
-      nf = defaultSchedule(pf, numCores);
+      nf = defaultSchedule(pf, numCores, vectorLanes);
     changed = changed || !sameNode(nf, fn);
     out.emplace_back(name, nf);
   }
@@ -405,7 +452,8 @@ PassRef defaultSchedulePass() {
       {"DefaultSchedule", PassLevel::Tensor, 1, {}}, [](const IRModule& m, PassContext& ctx) {
         int hw = static_cast<int>(std::thread::hardware_concurrency());
         int cores = static_cast<int>(ctx.config.getInt("tir.num_cores", hw > 0 ? hw : 1));
-        return defaultSchedule(m, cores);
+        int lanes = static_cast<int>(ctx.config.getInt("tir.vector_lanes", 0));
+        return defaultSchedule(m, cores, lanes);
       });
 }
 

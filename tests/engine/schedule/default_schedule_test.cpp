@@ -66,20 +66,21 @@ bool hasInit(const PrimFuncRef& f) {
 
 TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
   auto f = matmulFunc(64, 96, 48);
-  auto g = transform::defaultSchedule(f, 2);
+  auto g = transform::defaultSchedule(f, 2, 16);
   ASSERT_FALSE(sameNode(f, g));
   EXPECT_GE(countLoops(g, ForKind::Parallel), 1);
   EXPECT_GE(countLoops(g, ForKind::Vectorized), 2); // update and init
   EXPECT_GE(countLoops(g, ForKind::Unrolled), 1);
   EXPECT_FALSE(hasInit(g));
-  // The innermost loop of the update is vectorized over j (extent 32 of 96).
+  // The innermost loop of the update is vectorized over j: 48 of 96 (3
+  // vectors of 16 lanes) x 8 unrolled rows fill the 24 accumulators.
   const For* innermost = nullptr;
   for (auto* l : allLoops(g))
     if (isa<Block>(l->body) && as<Block>(l->body)->name == "C")
       innermost = l;
   ASSERT_NE(innermost, nullptr);
   EXPECT_EQ(innermost->forKind, ForKind::Vectorized);
-  EXPECT_EQ(asConstInt(innermost->extent), 32);
+  EXPECT_EQ(asConstInt(innermost->extent), 48);
 
   auto a = randomTensor({64, 48}, 1), b = randomTensor({48, 96}, 2);
   EXPECT_TRUE(close(run(g, {a, b}, {64, 96}), matmulRef(a, b)));

@@ -1,0 +1,221 @@
+// DefaultSchedule register tiles: the wide convolution form (topi) and the
+// tile the schedule picks for it and for matmul (V positions along the
+// output's last axis in whole vectors, U unrolled rows, the reduce loops
+// nested outside the tile), checked on the loop structure and on the values
+// (hand-written references, interpreter and build + run).
+#include <gtest/gtest.h>
+
+#include "engine/build.h"
+#include "engine/schedule/schedule.h"
+#include "engine/support/error.h"
+#include "engine/te/topi.h"
+#include "engine/transform/default_schedule.h"
+#include "tests/engine/schedule/schedule_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using namespace unity::schedule::testing;
+using schedule::Schedule;
+
+namespace {
+
+struct ConvCase {
+  int64_t c, h, w, o, kh, kw;
+  std::vector<int64_t> pad; // top, left, bottom, right
+  std::vector<int64_t> dil;
+};
+
+/// Direct NCHW convolution, stride 1, batch 1, zero padding.
+unity::Tensor convRef(const unity::Tensor& x, const unity::Tensor& wt, const ConvCase& k) {
+  int64_t oh = k.h + k.pad[0] + k.pad[2] - k.dil[0] * (k.kh - 1);
+  int64_t ow = k.w + k.pad[1] + k.pad[3] - k.dil[1] * (k.kw - 1);
+  unity::Tensor out(DataType::Float32(), {1, k.o, oh, ow});
+  for (int64_t o = 0; o < k.o; ++o)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t xx = 0; xx < ow; ++xx) {
+        double acc = 0;
+        for (int64_t c = 0; c < k.c; ++c)
+          for (int64_t ky = 0; ky < k.kh; ++ky)
+            for (int64_t kx = 0; kx < k.kw; ++kx) {
+              int64_t iy = y + ky * k.dil[0] - k.pad[0], ix = xx + kx * k.dil[1] - k.pad[1];
+              if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w)
+                continue;
+              acc += x.getDouble((c * k.h + iy) * k.w + ix) *
+                     wt.getDouble(((o * k.c + c) * k.kh + ky) * k.kw + kx);
+            }
+        out.setDouble((o * oh + y) * ow + xx, acc);
+      }
+  return out;
+}
+
+PrimFuncRef convFunc(const ConvCase& k) {
+  auto X =
+      te::placeholder({intImm(1), intImm(k.c), intImm(k.h), intImm(k.w)}, DataType::Float32(), "X");
+  auto W = te::placeholder({intImm(k.o), intImm(k.c), intImm(k.kh), intImm(k.kw)},
+                           DataType::Float32(), "W");
+  te::topi::Conv2dParams p;
+  p.padding = k.pad;
+  p.dilation = k.dil;
+  auto Y = te::topi::conv2d(X, W, p, "conv");
+  return te::createPrimFunc({X, W, Y});
+}
+
+/// The function, scheduled, through the executor.
+unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>& inputs) {
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
+    auto& b = f->params[i].buffer;
+    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
+    params.push_back(v);
+    args.push_back(v);
+  }
+  auto& out = f->params.back().buffer;
+  Var gv = makeVar("gv", nullptr);
+  auto call = make<Call>(
+      opRef("call_tir"),
+      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
+      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
+  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
+  BaseFunc main = make<Function>(
+      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
+  BuildOptions opts;
+  opts.passes = {"Normalize", "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"};
+  opts.config.set("tir.num_cores", int64_t(2));
+  auto r = build(makeModule({{"main", main}, {"kernel", f}}), opts);
+  return r.executable->runTensors(inputs).at(0);
+}
+
+bool hasBlock(const PrimFuncRef& f, const std::string& name) {
+  for (auto* b : allBlocks(f))
+    if (b->name == name)
+      return true;
+  return false;
+}
+
+/// The loops around block `name` of f, outermost first.
+std::vector<Ref<For>> loopsOf(const PrimFuncRef& f, const std::string& name) {
+  Schedule s(f);
+  std::vector<Ref<For>> out;
+  for (auto& l : s.getLoops(s.getBlock(name)))
+    out.push_back(s.loop(l));
+  return out;
+}
+
+} // namespace
+
+TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
+  // 3x3 symmetric padding; dilation with asymmetric padding; 2x2 taps, no
+  // padding; a 1x1 convolution. Each has >= 32 products per output, so
+  // topi writes the wide form.
+  std::vector<ConvCase> cases{{8, 10, 9, 6, 3, 3, {1, 1, 1, 1}, {1, 1}},
+                              {4, 12, 11, 5, 3, 3, {0, 1, 2, 0}, {2, 1}},
+                              {16, 8, 8, 4, 2, 2, {0, 0, 0, 0}, {1, 1}},
+                              {40, 9, 13, 7, 1, 1, {0, 0, 0, 0}, {1, 1}}};
+  uint32_t seed = 40;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << k.c << "x" << k.h;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << k.c;
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+        << "scheduled, 16 lanes " << k.c;
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 8), {x, w}, want.shape()), want))
+        << "scheduled, 8 lanes " << k.c;
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
+  }
+}
+
+TEST(DefaultScheduleTiles, SmallConvolutionKeepsTheDirectForm) {
+  // 2 channels x 3x3 = 18 products per output: the wide form's extra stages
+  // would not pay.
+  auto f = convFunc({2, 6, 6, 3, 3, 3, {1, 1, 1, 1}, {1, 1}});
+  EXPECT_FALSE(hasBlock(f, "conv_wide"));
+  EXPECT_TRUE(hasBlock(f, "pad_temp"));
+}
+
+TEST(DefaultScheduleTiles, ConvolutionRegisterTile) {
+  // 14x14 image, pad 1: Wp = 16, positions (14 - 1) * 16 + 14 = 222 -> 224.
+  // 4 channels x 3x3 = 36 products per output (wide form).
+  ConvCase k{4, 14, 14, 16, 3, 3, {1, 1, 1, 1}, {1, 1}};
+  auto f = convFunc(k);
+  auto g = transform::defaultSchedule(f, 1, 16);
+  auto loops = loopsOf(g, "conv_wide");
+  ASSERT_GE(loops.size(), 5u);
+  size_t n = loops.size();
+  // ... rc ry rx | o_i (unrolled 8) | p_i (vectorized 32 = 2 vectors): 16
+  // accumulators, 2 vector loads + 8 broadcasts per 16 FMAs.
+  EXPECT_EQ(loops[n - 1]->forKind, ForKind::Vectorized);
+  EXPECT_EQ(asConstInt(loops[n - 1]->extent), 32);
+  EXPECT_EQ(loops[n - 2]->forKind, ForKind::Unrolled);
+  EXPECT_EQ(asConstInt(loops[n - 2]->extent), 8);
+  // The reduce loops stay separate (not fused into one with div/mod taps).
+  EXPECT_EQ(asConstInt(loops[n - 3]->extent), 3);
+  EXPECT_EQ(asConstInt(loops[n - 4]->extent), 3);
+  EXPECT_EQ(asConstInt(loops[n - 5]->extent), 4);
+  for (size_t i = n - 5; i < n - 2; ++i)
+    EXPECT_EQ(loops[i]->forKind, ForKind::Serial);
+  // The init has its own vectorized nest; the output copy is vectorized.
+  EXPECT_EQ(loopsOf(g, "conv_wide_init").back()->forKind, ForKind::Vectorized);
+  EXPECT_EQ(loopsOf(g, "conv").back()->forKind, ForKind::Vectorized);
+
+  auto x = randomTensor({1, k.c, k.h, k.w}, 50), w = randomTensor({k.o, k.c, 3, 3}, 51);
+  auto want = convRef(x, w, k);
+  EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want));
+}
+
+TEST(DefaultScheduleTiles, MatmulTileFillsTheAccumulatorBudget) {
+  // 128x768 * 768x768 (a transformer projection). 16 lanes, 24 registers:
+  // V = 48 (3 vectors) x U = 8 rows = 24 accumulators beats 64 x 4 = 16
+  // (6 rows of 64 do not divide 128).
+  auto f = matmulFunc(128, 768, 768);
+  auto inner = loopsOf(transform::defaultSchedule(f, 1, 16), "C");
+  ASSERT_GE(inner.size(), 3u);
+  EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);
+  EXPECT_EQ(asConstInt(inner.back()->extent), 48);
+  EXPECT_EQ(inner[inner.size() - 2]->forKind, ForKind::Unrolled);
+  EXPECT_EQ(asConstInt(inner[inner.size() - 2]->extent), 8);
+  // 8 lanes, 12 registers: 24 (3 vectors) x 4 rows.
+  inner = loopsOf(transform::defaultSchedule(f, 1, 8), "C");
+  EXPECT_EQ(asConstInt(inner.back()->extent), 24);
+  EXPECT_EQ(asConstInt(inner[inner.size() - 2]->extent), 4);
+
+  // The same tiles on a small matmul, checked against the reference.
+  auto small = matmulFunc(16, 96, 20);
+  auto a = randomTensor({16, 20}, 52), b = randomTensor({20, 96}, 53);
+  for (int lanes : {16, 8}) {
+    auto g = transform::defaultSchedule(small, 1, lanes);
+    EXPECT_EQ(countLoops(g, ForKind::Unrolled), 1) << lanes;
+    EXPECT_TRUE(close(run(g, {a, b}, {16, 96}), matmulRef(a, b))) << lanes;
+  }
+}
+
+TEST(DefaultScheduleTiles, WideConvolutionWithSymbolicBatch) {
+  ConvCase k{8, 9, 10, 4, 3, 3, {1, 1, 1, 1}, {1, 1}};
+  auto n = primVar("n");
+  auto X = te::placeholder({n, intImm(k.c), intImm(k.h), intImm(k.w)}, DataType::Float32(), "X");
+  auto W =
+      te::placeholder({intImm(k.o), intImm(k.c), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  te::topi::Conv2dParams p;
+  p.padding = k.pad;
+  auto f = te::createPrimFunc({X, W, te::topi::conv2d(X, W, p, "conv")});
+  ASSERT_TRUE(hasBlock(f, "conv_wide"));
+  auto g = transform::defaultSchedule(f, 2, 16);
+  auto w = randomTensor({k.o, k.c, 3, 3}, 60);
+  for (int64_t batch : {1, 3}) {
+    auto x = randomTensor({batch, k.c, k.h, k.w}, 61);
+    auto want = unity::Tensor(DataType::Float32(), {batch, k.o, k.h, k.w});
+    for (int64_t b = 0; b < batch; ++b) {
+      unity::Tensor xb(DataType::Float32(), {1, k.c, k.h, k.w});
+      for (int64_t i = 0; i < xb.numel(); ++i)
+        xb.setDouble(i, x.getDouble(b * xb.numel() + i));
+      auto yb = convRef(xb, w, k);
+      for (int64_t i = 0; i < yb.numel(); ++i)
+        want.setDouble(b * yb.numel() + i, yb.getDouble(i));
+    }
+    EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << batch;
+    EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want)) << batch;
+  }
+}
