@@ -225,8 +225,16 @@ private:
                       const std::string& needs = {}) {
       UnsupportedNode p{name, opType, reason};
       auto pi = paramIndex_.find(needs);
+      if (pi == paramIndex_.end()) {
+        // A value computed from integer graph inputs only (a window size
+        // cast and offset before Range): name one of those inputs; once all
+        // are specialized the computation folds.
+        auto d = intDeps_.find(needs);
+        if (d != intDeps_.end() && !d->second.empty())
+          pi = paramIndex_.find(*d->second.begin());
+      }
       if (pi != paramIndex_.end()) {
-        p.specializable = needs;
+        p.specializable = pi->first;
         p.specializableIndex = pi->second;
       }
       problems_.push_back(p);
@@ -274,6 +282,7 @@ private:
       for (auto& o : node.output())
         if (!o.empty() && !g_.values.count(o))
           ctx.unsupported("output '" + o + "' is not supported");
+      trackIntDeps(node);
     } catch (const Unsupported& u) {
       g_.bindings.resize(mark);
       for (auto& o : node.output())
@@ -284,6 +293,32 @@ private:
     }
   }
 
+  /// Records, for each run-time output of the node, the graph inputs it is
+  /// computed from when those are all integer (or bool) inputs; a value that
+  /// also depends on another input gets no entry.
+  void trackIntDeps(const onnx::NodeProto& node) {
+    std::set<std::string> deps;
+    for (auto& i : node.input()) {
+      if (i.empty() || g_.values.at(i).data)
+        continue;
+      if (auto pi = paramIndex_.find(i); pi != paramIndex_.end()) {
+        auto* t = as<TensorSInfo>(g_.values.at(i).sinfo);
+        if (!t || !(t->dtype.isIntegral() || t->dtype.isBool()))
+          return;
+        deps.insert(i);
+      } else if (auto d = intDeps_.find(i); d != intDeps_.end()) {
+        deps.insert(d->second.begin(), d->second.end());
+      } else {
+        return;
+      }
+    }
+    if (deps.empty())
+      return;
+    for (auto& o : node.output())
+      if (!o.empty() && g_.values.count(o) && !g_.values.at(o).data)
+        intDeps_[o] = deps;
+  }
+
   const onnx::ModelProto& model_;
   const ImportOptions& opts_;
   std::string source_;
@@ -291,6 +326,7 @@ private:
   std::map<std::string, PrimExpr> dims_;
   // graph input -> position among the non-initializer graph inputs
   std::map<std::string, int> paramIndex_;
+  std::map<std::string, std::set<std::string>> intDeps_; // see trackIntDeps
   std::set<std::string> poisoned_;
   std::vector<UnsupportedNode> problems_;
 };

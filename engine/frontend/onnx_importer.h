@@ -53,7 +53,9 @@ struct UnsupportedNode {
   std::string opType; // "Conv", "com.microsoft.FusedConv", ...
   std::string reason;
   /// When the refusal is "operand X must be a constant" and X is a graph
-  /// input (not an initializer): its name and its position among the
+  /// input (not an initializer), or is computed from integer graph inputs
+  /// only (then one of them is named; specialize it and import again): its
+  /// name and its position among the
   /// graph's non-initializer inputs (specialized ones included; the K of the
   /// test suite's input_K.pb), so a caller can retry with that input
   /// specialized (ImportOptions::inputValues). Else empty / -1.

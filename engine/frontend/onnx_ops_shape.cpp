@@ -249,6 +249,30 @@ void convertExpand(NodeContext& c) {
   c.output(0, c.op("broadcast_to", {c.expr(0), shapeExpr(out)}));
 }
 
+/// Tile as reshape to (1, d0, 1, d1, ...), broadcast_to (r0, d0, r1, d1,
+/// ...), reshape to (r0 * d0, r1 * d1, ...).
+void convertTile(NodeContext& c) {
+  if (c.opset < 6)
+    c.unsupported("opset " + std::to_string(c.opset) +
+                  " Tile (tiles and axis inputs) is not supported; opset 6 and later are");
+  auto reps = c.constInts(1, "Tile's repeats");
+  auto in = c.shape(0);
+  if (reps.size() != in.size())
+    c.unsupported("repeats has " + std::to_string(reps.size()) + " values for rank " +
+                  std::to_string(in.size()));
+  std::vector<PrimExpr> unit, wide, out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reps[i] < 0)
+      c.unsupported("negative repeats");
+    unit.insert(unit.end(), {intImm(1), in[i]});
+    wide.insert(wide.end(), {intImm(reps[i]), in[i]});
+    out.push_back(foldMul(intImm(reps[i]), in[i]));
+  }
+  Value x = c.op("reshape", {c.expr(0), shapeExpr(unit)});
+  x = c.op("broadcast_to", {x.expr, shapeExpr(wide)});
+  c.output(0, c.op("reshape", {x.expr, shapeExpr(out)}));
+}
+
 /// Reduce* with composition for the L1/L2/LogSum/... forms.
 void convertReduce(NodeContext& c, const std::string& kind) {
   int rank = c.rank(0);
@@ -412,6 +436,7 @@ void addShapeConverters(ConverterTable& t) {
   t["Unsqueeze"] = {convertUnsqueeze, {"axes"}};
   t["Pad"] = {convertPad, {"mode", "pads", "value", "paddings"}};
   t["Expand"] = {convertExpand, {}};
+  t["Tile"] = {convertTile, {}};
   for (const char* k :
        {"Sum", "Mean", "Max", "Min", "Prod", "SumSquare", "L1", "L2", "LogSum", "LogSumExp"})
     t[std::string("Reduce") + k] = {[k = std::string(k)](NodeContext& c) { convertReduce(c, k); },

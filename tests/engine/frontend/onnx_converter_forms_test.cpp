@@ -369,3 +369,59 @@ TEST(OnnxForms, DropoutMaskIsAllTrueAndZeroRatioTrainingIsIdentity) {
   r->set_float_data(0, 0.5f);
   EXPECT_NE(refusal(b).reason.find("training mode"), std::string::npos);
 }
+
+TEST(OnnxForms, TileRepeatsEachAxis) {
+  OnnxModelBuilder b(13);
+  b.input("X", {int64_t(2), int64_t(3)});
+  b.intInitializer("reps", {3, 2});
+  b.node("Tile", {"X", "reps"}, {"Y"});
+  b.output("Y");
+  auto x = iota(6);
+  auto out = importAndRun(b, {floats({2, 3}, x)});
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{6, 6}));
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      EXPECT_FLOAT_EQ(out[0].getDouble(i * 6 + j), x[(i % 2) * 3 + j % 3]) << i << "," << j;
+
+  OnnxModelBuilder old(5); // tiles/axis inputs: refused by opset
+  old.input("X", {int64_t(2)});
+  old.intInitializer("tiles", {2});
+  old.intInitializer("axis", {0});
+  old.node("Tile", {"X", "tiles", "axis"}, {"Y"});
+  old.output("Y");
+  EXPECT_NE(refusal(old).reason.find("opset 5"), std::string::npos);
+}
+
+TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization) {
+  OnnxModelBuilder b(13);
+  b.input("X", {int64_t(4)});
+  b.input("n", {}, onnx::TensorProto::INT64);
+  b.initializer("zero", {}, {0});
+  b.initializer("one", {}, {1});
+  OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"nf"}), "to", onnx::TensorProto::FLOAT);
+  b.node("Range", {"zero", "nf", "one"}, {"r"}, "range");
+  b.node("Add", {"r", "X"}, {"Y"});
+  b.output("Y");
+  auto r = refusal(b);
+  EXPECT_EQ(r.node, "range");
+  EXPECT_EQ(r.specializable, "n"); // 'nf' is computed from 'n' only
+  EXPECT_EQ(r.specializableIndex, 1);
+
+  frontend::ImportOptions o;
+  o.inputValues["n"] = int64s({}, {4});
+  auto x = std::vector<float>{10, 20, 30, 40};
+  auto out = importAndRun(b, {floats({4}, x)}, o);
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{4}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i] + i);
+
+  // A value that also depends on a float input is not traced back.
+  OnnxModelBuilder c(13);
+  c.input("X", {int64_t(1)});
+  c.input("n", {int64_t(1)}, onnx::TensorProto::INT64);
+  OnnxModelBuilder::attrInt(c.node("Cast", {"X"}, {"xi"}), "to", onnx::TensorProto::INT64);
+  c.node("Add", {"xi", "n"}, {"s"});
+  c.node("Reshape", {"X", "s"}, {"Y"}, "reshape");
+  c.output("Y");
+  EXPECT_EQ(refusal(c).specializable, "");
+}
