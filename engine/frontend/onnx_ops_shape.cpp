@@ -9,9 +9,11 @@
 // Shape/Size/ConstantOfShape of static shapes are folded; with symbolic dims
 // they are refused (the result would be a run-time value).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/frontend/tensor_proto.h"
 
 namespace unity::frontend::detail {
 
@@ -273,6 +275,35 @@ void convertTile(NodeContext& c) {
   c.output(0, c.op("reshape", {x.expr, shapeExpr(out)}));
 }
 
+/// Hann/Hamming/Blackman windows of a size known at import time (an
+/// initializer, a Constant, or a specialized input): a constant tensor,
+/// w[n] = a0 - a1 cos(2 pi n / D) + a2 cos(4 pi n / D) with D = size
+/// (periodic=1) or size - 1 (periodic=0), computed in double.
+void convertWindow(NodeContext& c, double a0, double a1, double a2) {
+  int64_t n = static_cast<int64_t>(c.constScalar(0, "the window's size"));
+  if (n < 0)
+    c.unsupported("negative window size");
+  auto dt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
+  if (!dt)
+    c.unsupported("output_datatype " + std::to_string(c.attrInt("output_datatype", 1)) +
+                  " is not supported");
+  if (dt->isFloat() && dt->bits == 16)
+    c.unsupported("a float16 window is not supported");
+  bool periodic = c.attrInt("periodic", 1) != 0;
+  double d = static_cast<double>(periodic ? n : n - 1);
+  const double pi = 3.14159265358979323846;
+  Tensor w(*dt, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    double x = d > 0 ? 2 * pi * static_cast<double>(i) / d : 0.0;
+    double v = a0 - a1 * std::cos(x) + a2 * std::cos(2 * x);
+    if (dt->isFloat())
+      w.setDouble(i, v);
+    else
+      setIntAt(w, i, static_cast<int64_t>(v));
+  }
+  c.output(0, NodeContext::constant(std::move(w)));
+}
+
 /// Reduce* with composition for the L1/L2/LogSum/... forms.
 void convertReduce(NodeContext& c, const std::string& kind) {
   int rank = c.rank(0);
@@ -437,6 +468,12 @@ void addShapeConverters(ConverterTable& t) {
   t["Pad"] = {convertPad, {"mode", "pads", "value", "paddings"}};
   t["Expand"] = {convertExpand, {}};
   t["Tile"] = {convertTile, {}};
+  t["HannWindow"] = {[](NodeContext& c) { convertWindow(c, 0.5, 0.5, 0); },
+                     {"output_datatype", "periodic"}};
+  t["HammingWindow"] = {[](NodeContext& c) { convertWindow(c, 25.0 / 46, 21.0 / 46, 0); },
+                        {"output_datatype", "periodic"}};
+  t["BlackmanWindow"] = {[](NodeContext& c) { convertWindow(c, 0.42, 0.5, 0.08); },
+                         {"output_datatype", "periodic"}};
   for (const char* k :
        {"Sum", "Mean", "Max", "Min", "Prod", "SumSquare", "L1", "L2", "LogSum", "LogSumExp"})
     t[std::string("Reduce") + k] = {[k = std::string(k)](NodeContext& c) { convertReduce(c, k); },

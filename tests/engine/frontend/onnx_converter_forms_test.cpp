@@ -425,3 +425,22 @@ TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization
   c.output("Y");
   EXPECT_EQ(refusal(c).specializable, "");
 }
+
+TEST(OnnxForms, WindowsOfAKnownSizeAreConstants) {
+  for (int64_t periodic : {1, 0}) {
+    OnnxModelBuilder b(17);
+    b.input("X", {int64_t(5)});
+    auto* size = b.graph->add_initializer();
+    size->set_name("size");
+    size->set_data_type(onnx::TensorProto::INT64);
+    size->add_int64_data(5);
+    OnnxModelBuilder::attrInt(b.node("HannWindow", {"size"}, {"w"}), "periodic", periodic);
+    b.node("Mul", {"w", "X"}, {"Y"});
+    b.output("Y");
+    auto out = importAndRun(b, {floats({5}, {1, 1, 1, 1, 1})});
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{5}));
+    double d = periodic ? 5 : 4;
+    for (int i = 0; i < 5; ++i)
+      EXPECT_NEAR(out[0].getDouble(i), 0.5 - 0.5 * std::cos(2 * M_PI * i / d), 1e-6) << i;
+  }
+}
