@@ -136,11 +136,16 @@ const Tensor* NodeContext::constant(int i) const {
   return v.data ? &*v.data : nullptr;
 }
 
+void NodeContext::needConstant(int i, const std::string& what) const {
+  throw Unsupported{what + " (input '" + node.input(i) +
+                        "') must be a constant; dynamic values are not supported",
+                    node.input(i)};
+}
+
 std::vector<int64_t> NodeContext::constInts(int i, const char* what) const {
   const Tensor* t = constant(i);
   if (!t)
-    unsupported(std::string(what) + " (input '" + node.input(i) +
-                "') must be a constant; dynamic values are not supported");
+    needConstant(i, what);
   std::vector<int64_t> out;
   for (int64_t k = 0; k < t->numel(); ++k)
     out.push_back(intAt(*t, k));
@@ -150,8 +155,7 @@ std::vector<int64_t> NodeContext::constInts(int i, const char* what) const {
 double NodeContext::constScalar(int i, const char* what) const {
   const Tensor* t = constant(i);
   if (!t)
-    unsupported(std::string(what) + " (input '" + node.input(i) +
-                "') must be a constant; dynamic values are not supported");
+    needConstant(i, what);
   if (t->numel() != 1)
     unsupported(std::string(what) + " must hold one value");
   return t->getDouble(0);

@@ -22,7 +22,12 @@ namespace unity::frontend::detail {
 
 /// Thrown by converters (through NodeContext::unsupported); caught per node.
 struct Unsupported {
+  explicit Unsupported(std::string reason, std::string needsConstant = {})
+      : reason(std::move(reason)), needsConstant(std::move(needsConstant)) {}
   std::string reason;
+  /// The ONNX value that had to be known at import time, when that is the
+  /// cause (see UnsupportedNode::specializable).
+  std::string needsConstant;
 };
 
 /// A value of the ONNX graph: its expression (Var, Constant or parameter),
@@ -66,6 +71,8 @@ public:
   /// A constant integer input (shape, axes, pads...), flattened.
   std::vector<int64_t> constInts(int i, const char* what) const;
   double constScalar(int i, const char* what) const;
+  /// Refuses because input i must be known at import time and is not.
+  [[noreturn]] void needConstant(int i, const std::string& what) const;
 
   // ---- attributes ----
   const onnx::AttributeProto* attr(const std::string& name) const;
@@ -129,5 +136,8 @@ int64_t intAt(const Tensor& t, int64_t i);
 /// Stores an integer exactly in the tensor's own element type.
 void setIntAt(Tensor& t, int64_t i, int64_t v);
 std::string sanitizeName(const std::string& s);
+/// Input 1 of a binary operator with the pre-opset-7 broadcast/axis
+/// attributes applied (refuses them from opset 7 on).
+Value legacyBroadcastB(NodeContext& c);
 
 } // namespace unity::frontend::detail

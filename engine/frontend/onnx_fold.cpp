@@ -411,6 +411,10 @@ bool foldNode(NodeContext& c) {
       "Greater",  "Where",  "Range",  "ConstantOfShape"};
   if (!foldable.count(c.node.op_type()) || c.numInputs() == 0 || c.node.output_size() != 1)
     return false;
+  // Opsets 1..6 have legacy attribute forms (broadcast/axis, Concat's
+  // default axis, Cast's string type): leave those nodes to the converters.
+  if (c.opset < 7)
+    return false;
   int64_t total = 0;
   for (int i = 0; i < c.numInputs(); ++i) {
     if (!c.has(i))

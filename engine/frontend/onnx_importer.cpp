@@ -1,6 +1,7 @@
 // The ONNX import driver.
 //
-// 1. Parse the ModelProto; check the default-domain opset (7..17).
+// 1. Parse the ModelProto; check the default-domain opset (1..17; converters
+//    handle or refuse the legacy forms of opsets 1..6 per operator).
 // 2. Initializers become known tensors (Constants); graph inputs that are not
 //    initializers become the function's parameters, their dim_params shape
 //    variables shared by name (unknown dims get a fresh variable each).
@@ -56,7 +57,7 @@ const detail::ConverterTable& converters() {
   return table;
 }
 
-constexpr int kMinOpset = 7, kMaxOpset = 17;
+constexpr int kMinOpset = 1, kMaxOpset = 17;
 
 class Importer {
 public:
@@ -82,6 +83,7 @@ public:
       }
     }
     std::vector<Var> params;
+    int inputPosition = 0; // among the non-initializer inputs, specialized ones included
     for (auto& in : graph.input()) {
       if (g_.values.count(in.name()) || poisoned_.count(in.name()))
         continue; // an initializer listed as input (IR version < 4)
@@ -91,9 +93,21 @@ public:
         poisoned_.insert(in.name());
         continue;
       }
+      int position = inputPosition++;
+      auto known = opts_.inputValues.find(in.name());
+      if (known != opts_.inputValues.end()) {
+        checkSpecialized(in.name(), v->sinfo, known->second);
+        g_.values[in.name()] = NodeContext::constant(known->second);
+        continue;
+      }
+      paramIndex_[in.name()] = position;
       params.push_back(v);
       g_.values[in.name()] = Value{v, v->sinfo, std::nullopt};
     }
+    for (auto& [name, t] : opts_.inputValues)
+      if (!g_.values.count(name) || paramIndex_.count(name))
+        throw Error(source_ + ": cannot specialize '" + name +
+                    "': no graph input (that is not an initializer) has this name");
 
     for (int idx = 0; idx < graph.node_size(); ++idx)
       convertNode(graph.node(idx), idx, opset);
@@ -143,6 +157,24 @@ private:
     return opset;
   }
 
+  void checkSpecialized(const std::string& name, const StructInfo& declared, const Tensor& t) {
+    auto* ts = as<TensorSInfo>(declared);
+    if (!ts)
+      return;
+    if (!ts->dtype.isVoid() && !(ts->dtype == t.dtype()))
+      throw Error(source_ + ": value given for input '" + name + "' has dtype " + t.dtype().str() +
+                  ", the model declares " + ts->dtype.str());
+    if (ts->shape) {
+      bool ok = static_cast<int>(ts->shape->size()) == t.ndim();
+      for (int k = 0; ok && k < t.ndim(); ++k)
+        if (auto d = asConstInt((*ts->shape)[k]))
+          ok = *d == t.shape()[k];
+      if (!ok)
+        throw Error(source_ + ": value given for input '" + name + "' has shape " +
+                    Tensor::shapeStr(t.shape()) + ", which does not match the declared shape");
+    }
+  }
+
   PrimExpr dimVar(const std::string& param) {
     auto fixed = opts_.dimValues.find(param);
     if (fixed != opts_.dimValues.end())
@@ -189,8 +221,23 @@ private:
   void convertNode(const onnx::NodeProto& node, int idx, int opset) {
     std::string name =
         node.name().empty() ? node.op_type() + "_" + std::to_string(idx) : node.name();
-    auto refuse = [&](const std::string& opType, const std::string& reason) {
-      problems_.push_back({name, opType, reason});
+    auto refuse = [&](const std::string& opType, const std::string& reason,
+                      const std::string& needs = {}) {
+      UnsupportedNode p{name, opType, reason};
+      auto pi = paramIndex_.find(needs);
+      if (pi == paramIndex_.end()) {
+        // A value computed from integer graph inputs only (a window size
+        // cast and offset before Range): name one of those inputs; once all
+        // are specialized the computation folds.
+        auto d = intDeps_.find(needs);
+        if (d != intDeps_.end() && !d->second.empty())
+          pi = paramIndex_.find(*d->second.begin());
+      }
+      if (pi != paramIndex_.end()) {
+        p.specializable = pi->first;
+        p.specializableIndex = pi->second;
+      }
+      problems_.push_back(p);
       for (auto& o : node.output())
         poisoned_.insert(o);
     };
@@ -212,6 +259,10 @@ private:
       return refuse(node.op_type(), "unknown operator");
     std::string badAttrs;
     for (auto& a : node.attribute()) {
+      // consumed_inputs (opsets 1..5) was an in-place-update hint with no
+      // effect on the result; it was removed in opset 6.
+      if (opset < 7 && a.name() == "consumed_inputs")
+        continue;
       auto& ok = it->second.attrs;
       if (std::find(ok.begin(), ok.end(), a.name()) == ok.end())
         badAttrs += (badAttrs.empty() ? "'" : ", '") + a.name() + "'";
@@ -231,14 +282,41 @@ private:
       for (auto& o : node.output())
         if (!o.empty() && !g_.values.count(o))
           ctx.unsupported("output '" + o + "' is not supported");
+      trackIntDeps(node);
     } catch (const Unsupported& u) {
       g_.bindings.resize(mark);
       for (auto& o : node.output())
         g_.values.erase(o);
-      refuse(node.op_type(), u.reason);
+      refuse(node.op_type(), u.reason, u.needsConstant);
     } catch (const Error& e) {
       throw Error(source_ + ": node '" + name + "' (" + node.op_type() + "): " + e.message());
     }
+  }
+
+  /// Records, for each run-time output of the node, the graph inputs it is
+  /// computed from when those are all integer (or bool) inputs; a value that
+  /// also depends on another input gets no entry.
+  void trackIntDeps(const onnx::NodeProto& node) {
+    std::set<std::string> deps;
+    for (auto& i : node.input()) {
+      if (i.empty() || g_.values.at(i).data)
+        continue;
+      if (auto pi = paramIndex_.find(i); pi != paramIndex_.end()) {
+        auto* t = as<TensorSInfo>(g_.values.at(i).sinfo);
+        if (!t || !(t->dtype.isIntegral() || t->dtype.isBool()))
+          return;
+        deps.insert(i);
+      } else if (auto d = intDeps_.find(i); d != intDeps_.end()) {
+        deps.insert(d->second.begin(), d->second.end());
+      } else {
+        return;
+      }
+    }
+    if (deps.empty())
+      return;
+    for (auto& o : node.output())
+      if (!o.empty() && g_.values.count(o) && !g_.values.at(o).data)
+        intDeps_[o] = deps;
   }
 
   const onnx::ModelProto& model_;
@@ -246,6 +324,9 @@ private:
   std::string source_;
   GraphState g_;
   std::map<std::string, PrimExpr> dims_;
+  // graph input -> position among the non-initializer graph inputs
+  std::map<std::string, int> paramIndex_;
+  std::map<std::string, std::set<std::string>> intDeps_; // see trackIntDeps
   std::set<std::string> poisoned_;
   std::vector<UnsupportedNode> problems_;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// ONNX importer: an ONNX model (opsets 7..17, default domain) becomes an
+// ONNX importer: an ONNX model (opsets 1..17, default domain) becomes an
 // IRModule with one graph-level function "main" whose bindings call our
 // registered operators. Initializers become Constants; graph input dims given
 // as dim_param (or unknown) become shape variables shared by name, so the
@@ -19,6 +19,7 @@
 
 #include "engine/ir/module.h"
 #include "engine/support/error.h"
+#include "engine/support/tensor.h"
 
 namespace unity::frontend {
 
@@ -32,13 +33,34 @@ struct ImportOptions {
   std::string sourceName;
   /// Fixed values for named symbolic dims (dim_param -> value).
   std::map<std::string, int64_t> dimValues;
+  /// Input specialization: graph inputs named here become constants holding
+  /// the given tensor (its dtype and shape must match the declared ones) and
+  /// are no longer parameters of the function. Used for inputs that decide a
+  /// shape (Reshape's shape, Slice's bounds, ...), which must be known at
+  /// import time. The module then computes the model for these values only.
+  std::map<std::string, Tensor> inputValues;
 };
 
 /// One node the importer refused, and why.
 struct UnsupportedNode {
+  UnsupportedNode() = default;
+  UnsupportedNode(std::string node, std::string opType, std::string reason,
+                  std::string specializable = {}, int specializableIndex = -1)
+      : node(std::move(node)), opType(std::move(opType)), reason(std::move(reason)),
+        specializable(std::move(specializable)), specializableIndex(specializableIndex) {}
+
   std::string node;   // node name, or "<OpType>_<index>" when unnamed
   std::string opType; // "Conv", "com.microsoft.FusedConv", ...
   std::string reason;
+  /// When the refusal is "operand X must be a constant" and X is a graph
+  /// input (not an initializer), or is computed from integer graph inputs
+  /// only (then one of them is named; specialize it and import again): its
+  /// name and its position among the
+  /// graph's non-initializer inputs (specialized ones included; the K of the
+  /// test suite's input_K.pb), so a caller can retry with that input
+  /// specialized (ImportOptions::inputValues). Else empty / -1.
+  std::string specializable;
+  int specializableIndex = -1;
 };
 
 /// A well-formed model using features the importer does not support. what()

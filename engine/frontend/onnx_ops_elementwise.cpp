@@ -7,6 +7,7 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/structural.h"
 
 namespace unity::frontend::detail {
 
@@ -22,8 +23,51 @@ OpConverter unary(const std::string& op) {
   return {[op](NodeContext& c) { c.output(0, c.op(op, {c.expr(0)})); }, {}};
 }
 
+} // namespace
+
+/// Operand B of a binary operator, reshaped for the pre-opset-7 `broadcast`
+/// / `axis` attributes: with broadcast=1 and `axis`, B's dims line up with
+/// A's from `axis` on, so B gets trailing unit dims and numpy broadcasting
+/// does the rest; without `axis` it is suffix matching, which numpy
+/// broadcasting already is. From opset 7 both attributes are refused.
+Value legacyBroadcastB(NodeContext& c) {
+  Value b = c.in(1);
+  if (c.opset >= 7) {
+    for (const char* a : {"broadcast", "axis"})
+      if (c.hasAttr(a))
+        c.unsupported(std::string("attribute '") + a +
+                      "' exists only before opset 7 (model opset " + std::to_string(c.opset) + ")");
+    return b;
+  }
+  if (!c.hasAttr("axis") || c.attrInt("broadcast", 0) == 0)
+    return b;
+  int ra = c.rank(0), rb = c.rank(1);
+  int axis = normAxis(c, c.attrInt("axis", 0), ra);
+  int trailing = ra - axis - rb;
+  if (trailing < 0)
+    c.unsupported("opset " + std::to_string(c.opset) + " broadcast: B of rank " +
+                  std::to_string(rb) + " does not fit A of rank " + std::to_string(ra) +
+                  " at axis " + std::to_string(axis));
+  if (trailing == 0)
+    return b;
+  std::vector<int64_t> axes;
+  for (int i = 0; i < trailing; ++i)
+    axes.push_back(rb + i);
+  if (b.data) {
+    auto shape = b.data->shape();
+    shape.insert(shape.end(), trailing, 1);
+    return NodeContext::constant(b.data->reshaped(shape));
+  }
+  return c.op("expand_dims", {b.expr}, {{"axis", axes}});
+}
+
+namespace {
+
 OpConverter binary(const std::string& op) {
-  return {[op](NodeContext& c) { c.output(0, c.op(op, {c.expr(0), c.expr(1)})); }, {}};
+  return {[op](NodeContext& c) {
+            c.output(0, c.op(op, {c.expr(0), legacyBroadcastB(c).expr}));
+          },
+          {"broadcast", "axis"}};
 }
 
 /// Sum/Max/Min/Mean over any number of inputs.
@@ -85,9 +129,20 @@ void convertClip(NodeContext& c) {
 }
 
 void convertCast(NodeContext& c) {
-  auto dt = dtypeFromOnnx(static_cast<int>(c.attrInt("to", 0)));
+  auto* to = c.attr("to");
+  int code = 0;
+  if (to && to->type() == onnx::AttributeProto::STRING && c.opset < 6) {
+    // Opsets 1..5 name the type ("FLOAT", "INT64", ...).
+    onnx::TensorProto::DataType d;
+    if (!onnx::TensorProto::DataType_Parse(to->s(), &d))
+      c.unsupported("opset " + std::to_string(c.opset) + " Cast to unknown type '" + to->s() + "'");
+    code = d;
+  } else {
+    code = static_cast<int>(c.attrInt("to", 0));
+  }
+  auto dt = dtypeFromOnnx(code);
   if (!dt)
-    c.unsupported("cast to ONNX type " + std::to_string(c.attrInt("to", 0)) + " is not supported");
+    c.unsupported("cast to ONNX type " + std::to_string(code) + " is not supported");
   c.output(0, c.op("astype", {c.expr(0)}, {{"dtype", *dt}}));
 }
 
@@ -114,27 +169,76 @@ void addElementwiseConverters(ConverterTable& t) {
       {"Round", "round"},  {"Not", "logical_not"}, {"HardSwish", "nn.hardswish"}};
   for (auto& [onnx, ours] : unaries)
     t[onnx] = unary(ours);
-  const std::pair<const char*, const char*> binaries[] = {
-      {"Add", "add"},         {"Sub", "subtract"},
-      {"Mul", "multiply"},    {"Div", "divide"},
-      {"Pow", "power"},       {"Equal", "equal"},
-      {"Greater", "greater"}, {"GreaterOrEqual", "greater_equal"},
-      {"Less", "less"},       {"LessOrEqual", "less_equal"},
-      {"And", "logical_and"}, {"Or", "logical_or"},
-      {"Xor", "not_equal"}};
+  const std::pair<const char*, const char*> binaries[] = {{"Add", "add"},
+                                                          {"Sub", "subtract"},
+                                                          {"Mul", "multiply"},
+                                                          {"Div", "divide"},
+                                                          {"Equal", "equal"},
+                                                          {"Greater", "greater"},
+                                                          {"GreaterOrEqual", "greater_equal"},
+                                                          {"Less", "less"},
+                                                          {"LessOrEqual", "less_equal"},
+                                                          {"And", "logical_and"},
+                                                          {"Or", "logical_or"},
+                                                          {"Xor", "not_equal"}};
   for (auto& [onnx, ours] : binaries)
     t[onnx] = binary(ours);
+  // Pow's exponent may have another type than the base (T1 != T); the
+  // result has the base's type. Integer powers are computed in float64 and
+  // converted back (exact while the result fits 2^53).
+  t["Pow"] = {[](NodeContext& c) {
+                DataType bt = c.dtype(0), et = c.dtype(1);
+                Value e = legacyBroadcastB(c);
+                if (bt.isFloat()) {
+                  if (!(et == bt))
+                    e = c.op("astype", {e.expr}, {{"dtype", bt}});
+                  c.output(0, c.op("power", {c.expr(0), e.expr}));
+                  return;
+                }
+                DataType f64 = DataType::Float(64);
+                Value b = c.op("astype", {c.expr(0)}, {{"dtype", f64}});
+                e = c.op("astype", {e.expr}, {{"dtype", f64}});
+                Value p = c.op("power", {b.expr, e.expr});
+                c.output(0, c.op("astype", {p.expr}, {{"dtype", bt}}));
+              },
+              {"broadcast", "axis"}};
   t["Sum"] = variadic("add");
   t["Mean"] = variadic("add", true);
   t["Max"] = variadic("maximum");
   t["Min"] = variadic("minimum");
 
   t["Mod"] = {[](NodeContext& c) {
-                if (c.attrInt("fmod", 0) != 0)
-                  c.unsupported("fmod=1 (C fmod semantics) is not supported");
-                if (c.dtype(0).isFloat())
+                bool fmod = c.attrInt("fmod", 0) != 0;
+                if (!fmod && c.dtype(0).isFloat())
                   c.unsupported("fmod=0 requires integer inputs");
-                c.output(0, c.op("mod", {c.expr(0), c.expr(1)}));
+                // float16 is computed in float32 (codegen's floor has no float16
+                // form); fmod's result is exact, so rounding back is exact too.
+                DataType dt = c.dtype(0);
+                bool widen = dt.isFloat() && dt.bits == 16;
+                Value x = c.in(0), y = c.in(1);
+                if (widen) {
+                  x = c.op("astype", {x.expr}, {{"dtype", DataType::Float32()}});
+                  y = c.op("astype", {y.expr}, {{"dtype", DataType::Float32()}});
+                }
+                Value r = c.op("mod", {x.expr, y.expr}); // sign of the divisor
+                if (!fmod) {
+                  c.output(0, r);
+                  return;
+                }
+                // C fmod has the sign of the dividend: where the floor
+                // remainder is non-zero and the operands' signs differ,
+                // subtract the divisor once.
+                Value zero = NodeContext::constant(Tensor(widen ? DataType::Float32() : dt, {}));
+                Value xNeg = c.op("less", {x.expr, zero.expr});
+                Value yNeg = c.op("less", {y.expr, zero.expr});
+                Value differ = c.op("not_equal", {xNeg.expr, yNeg.expr});
+                Value nonZero = c.op("not_equal", {r.expr, zero.expr});
+                Value fix = c.op("logical_and", {differ.expr, nonZero.expr});
+                Value adjusted = c.op("subtract", {r.expr, y.expr});
+                Value out = c.op("where", {fix.expr, adjusted.expr, r.expr});
+                if (widen)
+                  out = c.op("astype", {out.expr}, {{"dtype", dt}});
+                c.output(0, out);
               },
               {"fmod"}};
   t["Where"] = {[](NodeContext& c) {
@@ -149,14 +253,39 @@ void addElementwiseConverters(ConverterTable& t) {
   t["Clip"] = {convertClip, {"min", "max"}};
   t["Identity"] = {[](NodeContext& c) { c.output(0, c.in(0)); }, {}};
   t["Dropout"] = {[](NodeContext& c) {
-                    if (c.attrInt("training_mode", 0) ||
-                        (c.has(2) && c.constant(2) && c.constScalar(2, "training_mode") != 0))
-                      c.unsupported("training mode is not supported");
-                    if (c.has(2) && !c.constant(2))
-                      c.unsupported("dynamic training_mode is not supported");
-                    if (c.node.output_size() > 1 && !c.node.output(1).empty())
-                      c.unsupported("the mask output is not supported");
+                    // Opsets 1..6: is_test defaults to 0, i.e. training
+                    // (random) dropout; only the test mode is an identity.
+                    if (c.opset < 7 && c.attrInt("is_test", 0) == 0)
+                      c.unsupported("opset " + std::to_string(c.opset) +
+                                    " Dropout with is_test=0 (training mode) is not supported");
+                    if (c.opset >= 7 && c.hasAttr("is_test"))
+                      c.unsupported("attribute 'is_test' exists only before opset 7");
+                    bool training = false;
+                    if (c.has(2)) {
+                      if (!c.constant(2))
+                        c.needConstant(2, "Dropout's training_mode");
+                      training = c.constScalar(2, "training_mode") != 0;
+                    }
+                    // Training mode drops at random unless the ratio is 0.
+                    if (training) {
+                      double ratio = c.attrFloat("ratio", 0.5);
+                      if (c.opset >= 12) {
+                        ratio = 0.5;
+                        if (c.has(1))
+                          ratio = c.constScalar(1, "Dropout's ratio");
+                      }
+                      if (ratio != 0)
+                        c.unsupported("training mode with a non-zero ratio is random and "
+                                      "not supported");
+                    }
                     c.output(0, c.in(0));
+                    if (c.node.output_size() > 1 && !c.node.output(1).empty()) {
+                      // Nothing is dropped: the mask is all true (opset >= 10:
+                      // bool; before: ones of the input's type).
+                      DataType mt = c.opset >= 10 ? DataType::Bool() : c.dtype(0);
+                      Value one = NodeContext::scalar(1, mt);
+                      c.output(1, c.op("broadcast_to", {one.expr, make<ShapeExpr>(c.shape(0))}));
+                    }
                   },
                   {"ratio", "seed", "is_test"}};
   t["LeakyRelu"] = {
@@ -165,7 +294,22 @@ void addElementwiseConverters(ConverterTable& t) {
       },
       {"alpha"}};
   t["PRelu"] = {[](NodeContext& c) {
-                  Value scaled = c.op("multiply", {c.expr(0), c.expr(1)});
+                  Value slope = c.in(1);
+                  // Opsets 1..6: a 1-D slope of C values is per channel
+                  // (axis 1), not numpy-broadcast against the last axis.
+                  if (c.opset < 7 && c.rank(1) == 1 && c.rank(0) > 2) {
+                    auto xs = c.shape(0), ss = c.shape(1);
+                    if (!isConstInt(ss[0], 1)) {
+                      if (!structuralEqual(xs[1], ss[0]))
+                        c.unsupported("opset " + std::to_string(c.opset) +
+                                      " PRelu: slope length differs from the channel count");
+                      std::vector<int64_t> axes;
+                      for (int i = 1; i < c.rank(0) - 1; ++i)
+                        axes.push_back(i);
+                      slope = c.op("expand_dims", {slope.expr}, {{"axis", axes}});
+                    }
+                  }
+                  Value scaled = c.op("multiply", {c.expr(0), slope.expr});
                   Value cond = c.op("less", {c.expr(0), sc(c, 0)});
                   c.output(0, c.op("where", {cond.expr, scaled.expr, c.expr(0)}));
                 },

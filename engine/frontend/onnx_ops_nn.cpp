@@ -90,18 +90,77 @@ void convertConv(NodeContext& c, bool transpose) {
   a.set("dilation", dil);
   a.set("groups", group);
   if (transpose) {
-    if (sp != 2)
-      c.unsupported("only 2-D ConvTranspose is supported");
-    if (c.hasAttr("output_shape"))
-      c.unsupported("attribute 'output_shape' is not supported");
+    // 1-D runs as 2-D over a unit height: every spatial list gets a leading
+    // neutral entry, input and weight a unit axis 2 (squeezed at the end).
+    bool lift = sp == 1;
+    auto lifted = [&](std::vector<int64_t> v, int64_t neutral, int per) {
+      if (!lift || static_cast<int>(v.size()) != per)
+        return v;
+      if (per == 2) // pads [begin, end]
+        return std::vector<int64_t>{neutral, v[0], neutral, v[1]};
+      v.insert(v.begin(), neutral);
+      return v;
+    };
+    Value xin = c.in(0), win = c.in(1);
+    if (lift) {
+      k.insert(k.begin(), 1);
+      strides.insert(strides.begin(), 1);
+      dil.insert(dil.begin(), 1);
+      a.set("strides", strides);
+      a.set("dilation", dil);
+      xin = c.op("expand_dims", {xin.expr}, {{"axis", std::vector<int64_t>{2}}});
+      win = c.op("expand_dims", {win.expr}, {{"axis", std::vector<int64_t>{2}}});
+    }
     std::string autoPad = c.attrString("auto_pad", "NOTSET");
-    if (autoPad != "NOTSET" && autoPad != "VALID")
+    if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+        autoPad != "SAME_LOWER")
       c.unsupported("auto_pad='" + autoPad + "' for ConvTranspose");
-    auto pads = autoPad == "VALID" ? std::vector<int64_t>(4, 0)
-                                   : c.attrInts("pads", std::vector<int64_t>(4, 0));
+    auto pads = autoPad == "VALID"
+                    ? std::vector<int64_t>(4, 0)
+                    : lifted(c.attrInts("pads", std::vector<int64_t>(2 * sp, 0)), 0, 2);
+    auto outPad = lifted(c.attrInts("output_padding", std::vector<int64_t>(sp, 0)), 0, 1);
+    if (pads.size() != 4 || outPad.size() != 2)
+      c.unsupported("pads/output_padding do not match the spatial rank");
+    // output_shape (or SAME_*: output = input * stride) fixes the pads, as
+    // the ONNX spec computes them: total = stride * (in - 1) + output_padding
+    // + (k - 1) * dilation + 1 - out, split floor-wise between begin and
+    // end (SAME_UPPER puts the larger half at the end). A negative end pad
+    // extends the output: it becomes extra output_padding.
+    if (c.hasAttr("output_shape") || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      auto xs = c.staticShape(0, "ConvTranspose with output_shape or SAME auto_pad");
+      if (lift)
+        xs.insert(xs.begin() + 2, 1);
+      std::vector<int64_t> outShape = c.attrInts("output_shape");
+      if (static_cast<int>(outShape.size()) == sp + 2)
+        outShape.erase(outShape.begin(), outShape.begin() + 2);
+      if (c.hasAttr("output_shape"))
+        outShape = lifted(outShape, 1, 1);
+      if (!c.hasAttr("output_shape"))
+        outShape = {xs[2] * strides[0], xs[3] * strides[1]};
+      if (outShape.size() != 2)
+        c.unsupported("output_shape must give 2 spatial sizes");
+      auto floorDiv2 = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
+      for (int i = 0; i < 2; ++i) {
+        int64_t total =
+            strides[i] * (xs[2 + i] - 1) + outPad[i] + (k[i] - 1) * dil[i] + 1 - outShape[i];
+        int64_t half = floorDiv2(total);
+        int64_t begin = autoPad == "SAME_UPPER" ? half : total - half;
+        int64_t end = total - begin;
+        if (begin < 0)
+          c.unsupported("output_shape needs a negative leading pad");
+        if (end < 0) {
+          outPad[i] -= end;
+          end = 0;
+        }
+        pads[i] = begin;
+        pads[i + 2] = end;
+      }
+    }
     a.set("padding", pads);
-    a.set("output_padding", c.attrInts("output_padding", {0, 0}));
-    Value y = c.op("nn.conv2d_transpose", {c.expr(0), c.expr(1)}, a);
+    a.set("output_padding", outPad);
+    Value y = c.op("nn.conv2d_transpose", {xin.expr, win.expr}, a);
+    if (lift)
+      y = c.op("squeeze", {y.expr}, {{"axis", std::vector<int64_t>{2}}});
     c.output(0, addChannelBias(c, y, 2, rank));
     return;
   }
@@ -143,6 +202,10 @@ void convertGemm(NodeContext& c) {
   Value y = c.op("matmul", {a.expr, b.expr});
   if (alpha != 1.0)
     y = c.op("multiply", {y.expr, sc(alpha, dt)});
+  // Opsets 1..6: `broadcast` lets C broadcast to (M, N) (numpy-style,
+  // which is what we do always); without it C must already be (M, N).
+  if (c.opset >= 7 && c.hasAttr("broadcast"))
+    c.unsupported("attribute 'broadcast' exists only before opset 7");
   if (c.has(2) && beta != 0.0) {
     Value bias = c.in(2);
     if (beta != 1.0)
@@ -153,10 +216,51 @@ void convertGemm(NodeContext& c) {
 }
 
 void convertBatchNorm(NodeContext& c) {
-  if (c.attrInt("training_mode", 0))
-    c.unsupported("training_mode=1 is not supported");
+  // Opsets 1..6: is_test defaults to 0, i.e. normalizing with the batch's
+  // own statistics (training); only is_test=1 is the inference formula.
+  if (c.opset < 7 && c.attrInt("is_test", 0) == 0)
+    c.unsupported("opset " + std::to_string(c.opset) +
+                  " BatchNormalization with is_test=0 (training mode) is not supported");
+  if (c.opset >= 7 && c.hasAttr("is_test"))
+    c.unsupported("attribute 'is_test' exists only before opset 7");
   if (c.attrInt("spatial", 1) != 1)
     c.unsupported("spatial=0 is not supported");
+  if (c.attrInt("training_mode", 0)) {
+    // Opset 14+ training mode: normalize with the batch's statistics over
+    // every axis but 1 (population variance, as the spec's reference), and
+    // output the updated running mean/variance:
+    // running = input * momentum + batch * (1 - momentum).
+    int rank = c.rank(0);
+    DataType dt = c.dtype(0);
+    std::vector<int64_t> axes{0};
+    for (int i = 2; i < rank; ++i)
+      axes.push_back(i);
+    double eps = c.attrFloat("epsilon", 1e-5), mom = c.attrFloat("momentum", 0.9);
+    Value mean = c.op("mean", {c.expr(0)}, {{"axis", axes}, {"keepdims", false}});
+    auto perChannel = [&](const Value& v) { // (C) -> (C, 1, ...)
+      std::vector<int64_t> ex;
+      for (int i = 1; i < rank - 1; ++i)
+        ex.push_back(i);
+      return ex.empty() ? v : c.op("expand_dims", {v.expr}, {{"axis", ex}});
+    };
+    Value centered = c.op("subtract", {c.expr(0), perChannel(mean).expr});
+    Value var = c.op("mean", {c.op("multiply", {centered.expr, centered.expr}).expr},
+                     {{"axis", axes}, {"keepdims", false}});
+    Value inv = c.op("rsqrt", {c.op("add", {var.expr, sc(eps, dt)}).expr});
+    Value y = c.op("multiply", {centered.expr, perChannel(inv).expr});
+    y = c.op("multiply", {y.expr, perChannel(c.in(1)).expr});
+    y = c.op("add", {y.expr, perChannel(c.in(2)).expr});
+    auto running = [&](int input, const Value& batch) {
+      Value a = c.op("multiply", {c.expr(input), sc(mom, dt)});
+      Value b = c.op("multiply", {batch.expr, sc(1 - mom, dt)});
+      return c.op("add", {a.expr, b.expr});
+    };
+    Value rm = running(3, mean), rv = running(4, var);
+    c.output(0, y);
+    c.output(1, rm);
+    c.output(2, rv);
+    return;
+  }
   for (int i = 1; i < c.node.output_size(); ++i)
     if (!c.node.output(i).empty())
       c.unsupported("the running mean/variance outputs (training) are not supported");
@@ -239,12 +343,29 @@ void convertSoftmax(NodeContext& c, const std::string& op) {
 void convertLayerNorm(NodeContext& c) {
   int rank = c.rank(0);
   int axis = normAxis(c, c.attrInt("axis", -1), rank);
-  for (int i = 1; i < c.node.output_size(); ++i)
-    if (!c.node.output(i).empty())
-      c.unsupported("the Mean/InvStdDev outputs are not supported");
   std::vector<int64_t> axes;
   for (int i = axis; i < rank; ++i)
     axes.push_back(i);
+  if (c.attrInt("stash_type", 1) != 1)
+    c.unsupported("stash_type=" + std::to_string(c.attrInt("stash_type", 1)) +
+                  " is not supported (1 = float32 is)");
+  // The optional Mean and InvStdDev outputs: the statistics over `axes`
+  // (kept as unit dims), computed in float32 (stash_type 1) as the spec does.
+  bool wantStats = false;
+  for (int i = 1; i < c.node.output_size(); ++i)
+    wantStats |= !c.node.output(i).empty();
+  if (wantStats) {
+    DataType f32 = DataType::Float32();
+    Value x = c.dtype(0) == f32 ? c.in(0) : c.op("astype", {c.expr(0)}, {{"dtype", f32}});
+    Attrs red{{"axis", axes}, {"keepdims", true}};
+    Value mean = c.op("mean", {x.expr}, red);
+    Value centered = c.op("subtract", {x.expr, mean.expr});
+    Value var = c.op("mean", {c.op("multiply", {centered.expr, centered.expr}).expr}, red);
+    Value eps = NodeContext::scalar(c.attrFloat("epsilon", 1e-5), f32);
+    Value inv = c.op("rsqrt", {c.op("add", {var.expr, eps.expr}).expr});
+    c.output(1, mean);
+    c.output(2, inv);
+  }
   Value bias = c.has(2) ? c.in(2) : Value{};
   if (!c.has(2)) {
     Tensor zeros(c.dtype(1), c.staticShape(1, "LayerNormalization without bias"));
@@ -309,17 +430,18 @@ void convertResize(NodeContext& c, bool upsample) {
   // Output size from `sizes` or `scales`.
   std::vector<int64_t> out;
   int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
-  if (!upsample && c.opset >= 11 && c.has(sizesInput) && c.constant(sizesInput) &&
-      c.constant(sizesInput)->numel() > 0) {
-    out = c.constInts(sizesInput, "sizes");
-  } else {
+  if (!upsample && c.opset >= 11 && c.has(sizesInput))
+    out = c.constInts(sizesInput, "Resize's sizes"); // empty = use scales
+  if (out.empty()) {
     std::vector<double> scales;
     if (upsample && c.opset < 9)
       scales = c.attrFloats("scales");
     else {
+      if (!c.has(scalesInput))
+        c.unsupported("neither scales nor sizes is given");
       const Tensor* s = c.constant(scalesInput);
       if (!s)
-        c.unsupported("scales must be a constant");
+        c.needConstant(scalesInput, "Resize's scales");
       for (int64_t i = 0; i < s->numel(); ++i)
         scales.push_back(s->getDouble(i));
     }
@@ -339,7 +461,7 @@ void convertResize(NodeContext& c, bool upsample) {
     c.unsupported("pytorch_half_pixel with an output size of 1");
   Attrs a;
   a.set("size", std::vector<int64_t>{out[2], out[3]});
-  a.set("method", mode);
+  a.set("method", mode == "nearest" ? std::string("nearest_neighbor") : mode);
   a.set("coordinate_transformation_mode", ctm);
   if (mode == "nearest") {
     if (nearest != "floor" && nearest != "ceil" && nearest != "round_prefer_floor" &&
@@ -358,9 +480,10 @@ void addNNConverters(ConverterTable& t) {
   t["ConvTranspose"] = {[](NodeContext& c) { convertConv(c, true); },
                         {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
                          "output_padding", "output_shape"}};
-  t["Gemm"] = {convertGemm, {"alpha", "beta", "transA", "transB"}};
+  t["Gemm"] = {convertGemm, {"alpha", "beta", "transA", "transB", "broadcast"}};
   t["MatMul"] = {[](NodeContext& c) { c.output(0, c.op("matmul", {c.expr(0), c.expr(1)})); }, {}};
-  t["BatchNormalization"] = {convertBatchNorm, {"epsilon", "momentum", "spatial", "training_mode"}};
+  t["BatchNormalization"] = {convertBatchNorm,
+                             {"epsilon", "momentum", "spatial", "training_mode", "is_test"}};
   t["MaxPool"] = {
       [](NodeContext& c) { convertPool(c, true); },
       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}};

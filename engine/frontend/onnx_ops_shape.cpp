@@ -9,9 +9,11 @@
 // Shape/Size/ConstantOfShape of static shapes are folded; with symbolic dims
 // they are refused (the result would be a run-time value).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/frontend/tensor_proto.h"
 
 namespace unity::frontend::detail {
 
@@ -73,7 +75,10 @@ void convertConcat(NodeContext& c) {
     fields.push_back(c.expr(i));
     infos.push_back(c.in(i).sinfo);
   }
-  int axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  if (c.opset >= 4 && !c.hasAttr("axis"))
+    c.unsupported("attribute 'axis' is required from opset 4");
+  // Opsets 1..3: axis is optional and defaults to 1.
+  int axis = normAxis(c, c.attrInt("axis", c.opset < 4 ? 1 : 0), c.rank(0));
   Expr tuple = make<Tuple>(fields, tupleSInfo(infos));
   c.output(0, c.op("concat", {tuple}, {{"axis", int64_t(axis)}}));
 }
@@ -81,9 +86,12 @@ void convertConcat(NodeContext& c) {
 void convertSplit(NodeContext& c) {
   int rank = c.rank(0);
   int axis = normAxis(c, c.attrInt("axis", 0), rank);
+  // Opset 1 takes the sizes as attribute or input 1, 2..12 as attribute,
+  // 13.. as input 1.
   std::vector<int64_t> sizes =
-      c.opset < 13 ? c.attrInts("split")
-                   : (c.has(1) ? c.constInts(1, "Split's sizes") : std::vector<int64_t>{});
+      (c.opset < 13 && c.opset >= 2) || (c.opset < 2 && !c.has(1))
+          ? c.attrInts("split")
+          : (c.has(1) ? c.constInts(1, "Split's sizes") : std::vector<int64_t>{});
   int n = c.node.output_size();
   Attrs a{{"axis", int64_t(axis)}};
   if (sizes.empty()) {
@@ -193,7 +201,10 @@ void convertPad(NodeContext& c) {
   int rank = c.rank(0);
   std::vector<int64_t> pads;
   double value = 0;
-  if (c.opset < 11) {
+  if (c.opset < 2) {
+    pads = c.attrInts("paddings"); // renamed to 'pads' in opset 2
+    value = c.attrFloat("value", 0.0);
+  } else if (c.opset < 11) {
     pads = c.attrInts("pads");
     value = c.attrFloat("value", 0.0);
   } else {
@@ -240,6 +251,59 @@ void convertExpand(NodeContext& c) {
   c.output(0, c.op("broadcast_to", {c.expr(0), shapeExpr(out)}));
 }
 
+/// Tile as reshape to (1, d0, 1, d1, ...), broadcast_to (r0, d0, r1, d1,
+/// ...), reshape to (r0 * d0, r1 * d1, ...).
+void convertTile(NodeContext& c) {
+  if (c.opset < 6)
+    c.unsupported("opset " + std::to_string(c.opset) +
+                  " Tile (tiles and axis inputs) is not supported; opset 6 and later are");
+  auto reps = c.constInts(1, "Tile's repeats");
+  auto in = c.shape(0);
+  if (reps.size() != in.size())
+    c.unsupported("repeats has " + std::to_string(reps.size()) + " values for rank " +
+                  std::to_string(in.size()));
+  std::vector<PrimExpr> unit, wide, out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reps[i] < 0)
+      c.unsupported("negative repeats");
+    unit.insert(unit.end(), {intImm(1), in[i]});
+    wide.insert(wide.end(), {intImm(reps[i]), in[i]});
+    out.push_back(foldMul(intImm(reps[i]), in[i]));
+  }
+  Value x = c.op("reshape", {c.expr(0), shapeExpr(unit)});
+  x = c.op("broadcast_to", {x.expr, shapeExpr(wide)});
+  c.output(0, c.op("reshape", {x.expr, shapeExpr(out)}));
+}
+
+/// Hann/Hamming/Blackman windows of a size known at import time (an
+/// initializer, a Constant, or a specialized input): a constant tensor,
+/// w[n] = a0 - a1 cos(2 pi n / D) + a2 cos(4 pi n / D) with D = size
+/// (periodic=1) or size - 1 (periodic=0), computed in double.
+void convertWindow(NodeContext& c, double a0, double a1, double a2) {
+  int64_t n = static_cast<int64_t>(c.constScalar(0, "the window's size"));
+  if (n < 0)
+    c.unsupported("negative window size");
+  auto dt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
+  if (!dt)
+    c.unsupported("output_datatype " + std::to_string(c.attrInt("output_datatype", 1)) +
+                  " is not supported");
+  if (dt->isFloat() && dt->bits == 16)
+    c.unsupported("a float16 window is not supported");
+  bool periodic = c.attrInt("periodic", 1) != 0;
+  double d = static_cast<double>(periodic ? n : n - 1);
+  const double pi = 3.14159265358979323846;
+  Tensor w(*dt, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    double x = d > 0 ? 2 * pi * static_cast<double>(i) / d : 0.0;
+    double v = a0 - a1 * std::cos(x) + a2 * std::cos(2 * x);
+    if (dt->isFloat())
+      w.setDouble(i, v);
+    else
+      setIntAt(w, i, static_cast<int64_t>(v));
+  }
+  c.output(0, NodeContext::constant(std::move(w)));
+}
+
 /// Reduce* with composition for the L1/L2/LogSum/... forms.
 void convertReduce(NodeContext& c, const std::string& kind) {
   int rank = c.rank(0);
@@ -279,11 +343,70 @@ void convertReduce(NodeContext& c, const std::string& kind) {
 }
 
 void convertArg(NodeContext& c, const std::string& op) {
-  if (c.attrInt("select_last_index", 0) != 0)
-    c.unsupported("select_last_index=1 is not supported");
   int axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
-  c.output(0, c.op(op, {c.expr(0)},
-                   {{"axis", int64_t(axis)}, {"keepdims", c.attrInt("keepdims", 1) != 0}}));
+  Attrs a{{"axis", int64_t(axis)}, {"keepdims", c.attrInt("keepdims", 1) != 0}};
+  if (c.attrInt("select_last_index", 0) == 0) {
+    c.output(0, c.op(op, {c.expr(0)}, a));
+    return;
+  }
+  // The last extreme: argmax/argmin (first index) of the input reversed
+  // along the axis, mapped back with extent - 1 - index.
+  auto n = asConstInt(c.shape(0)[axis]);
+  if (!n)
+    c.unsupported("select_last_index=1 needs a static extent along the axis");
+  Value rev = c.op("strided_slice", {c.expr(0)},
+                   {{"axes", std::vector<int64_t>{axis}},
+                    {"begin", std::vector<int64_t>{*n - 1}},
+                    {"end", std::vector<int64_t>{-*n - 1}},
+                    {"strides", std::vector<int64_t>{-1}}});
+  Value idx = c.op(op, {rev.expr}, a);
+  DataType it = as<TensorSInfo>(idx.sinfo)->dtype;
+  c.output(0, c.op("subtract", {NodeContext::scalar(double(*n - 1), it).expr, idx.expr}));
+}
+
+/// DepthToSpace / SpaceToDepth as reshape -> permute_dims -> reshape.
+void convertDepthSpace(NodeContext& c, bool toSpace) {
+  if (c.rank(0) != 4)
+    c.unsupported("needs a 4-D (NCHW) input");
+  int64_t bs = c.attrInt("blocksize", 0);
+  if (bs < 1)
+    c.unsupported("blocksize must be >= 1");
+  auto s = c.shape(0);
+  auto ch = asConstInt(s[1]);
+  if (!ch)
+    c.unsupported("needs a static channel count");
+  PrimExpr n = s[0], h = s[2], w = s[3], b = intImm(bs);
+  std::vector<PrimExpr> mid, out;
+  std::vector<int64_t> perm;
+  if (toSpace) {
+    if (*ch % (bs * bs))
+      c.unsupported("channels not divisible by blocksize^2");
+    PrimExpr co = intImm(*ch / (bs * bs));
+    std::string mode = c.attrString("mode", "DCR");
+    if (mode == "DCR") {
+      mid = {n, b, b, co, h, w};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      mid = {n, co, b, b, h, w};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      c.unsupported("mode='" + mode + "'");
+    }
+    out = {n, co, foldMul(h, b), foldMul(w, b)};
+  } else {
+    auto hs = asConstInt(h), ws = asConstInt(w);
+    if (!hs || !ws)
+      c.unsupported("needs static height and width");
+    if (*hs % bs || *ws % bs)
+      c.unsupported("height/width not divisible by blocksize");
+    PrimExpr ho = intImm(*hs / bs), wo = intImm(*ws / bs);
+    mid = {n, s[1], ho, b, wo, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {n, intImm(*ch * bs * bs), ho, wo};
+  }
+  Value r = c.op("reshape", {c.expr(0), shapeExpr(mid)});
+  Value t = c.op("permute_dims", {r.expr}, {{"axes", perm}});
+  c.output(0, c.op("reshape", {t.expr, shapeExpr(out)}));
 }
 
 /// Constant node: the value attribute in its many spellings.
@@ -342,8 +465,15 @@ void addShapeConverters(ConverterTable& t) {
   t["Gather"] = {convertGather, {"axis"}};
   t["Squeeze"] = {convertSqueeze, {"axes"}};
   t["Unsqueeze"] = {convertUnsqueeze, {"axes"}};
-  t["Pad"] = {convertPad, {"mode", "pads", "value"}};
+  t["Pad"] = {convertPad, {"mode", "pads", "value", "paddings"}};
   t["Expand"] = {convertExpand, {}};
+  t["Tile"] = {convertTile, {}};
+  t["HannWindow"] = {[](NodeContext& c) { convertWindow(c, 0.5, 0.5, 0); },
+                     {"output_datatype", "periodic"}};
+  t["HammingWindow"] = {[](NodeContext& c) { convertWindow(c, 25.0 / 46, 21.0 / 46, 0); },
+                        {"output_datatype", "periodic"}};
+  t["BlackmanWindow"] = {[](NodeContext& c) { convertWindow(c, 0.42, 0.5, 0.08); },
+                         {"output_datatype", "periodic"}};
   for (const char* k :
        {"Sum", "Mean", "Max", "Min", "Prod", "SumSquare", "L1", "L2", "LogSum", "LogSumExp"})
     t[std::string("Reduce") + k] = {[k = std::string(k)](NodeContext& c) { convertReduce(c, k); },
@@ -352,6 +482,8 @@ void addShapeConverters(ConverterTable& t) {
                  {"axis", "keepdims", "select_last_index"}};
   t["ArgMin"] = {[](NodeContext& c) { convertArg(c, "argmin"); },
                  {"axis", "keepdims", "select_last_index"}};
+  t["DepthToSpace"] = {[](NodeContext& c) { convertDepthSpace(c, true); }, {"blocksize", "mode"}};
+  t["SpaceToDepth"] = {[](NodeContext& c) { convertDepthSpace(c, false); }, {"blocksize"}};
   t["Constant"] = {convertConstant,
                    {"value", "value_float", "value_floats", "value_int", "value_ints"}};
   t["Shape"] = {[](NodeContext& c) { convertShape(c, false); }, {"start", "end"}};
