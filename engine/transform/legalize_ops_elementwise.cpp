@@ -32,7 +32,9 @@ PrimExpr c(const PrimExpr& like, double v) { return makeConst(like->dtype, v); }
 } // namespace
 
 void addElementwiseLegalizations(std::map<std::string, LegalizeFn>& t) {
-  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf"})
+  for (const char* name :
+       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+        "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf"})
     t[name] = unary([name](const te::Tensor& x) { return topi::intrinsic(x, name); });
   for (const char* name : {"floor", "ceil", "round"})
     t[name] = [name](const LegalizeArgs& a) {
