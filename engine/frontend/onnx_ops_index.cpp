@@ -1,7 +1,8 @@
 // ONNX indexing, scan, loss and classification operators: GatherElements,
 // BitShift, GatherND, ScatterElements (and the older Scatter), ScatterND, OneHot, EyeLike, Trilu,
 // CumSum, TopK, Hardmax, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, IsNaN, IsInf, and the
-// trigonometric / hyperbolic unaries other than Sin and Cos.
+// trigonometric / hyperbolic unaries other than Sin and Cos; QuantizeLinear,
+// DequantizeLinear, Shrink and Celu composed from elementwise operators.
 //
 // Operands that ONNX passes as tensors but our operators take as attributes
 // (CumSum's axis, Trilu's k, TopK's K, OneHot's depth and values) must be
@@ -197,6 +198,47 @@ std::string expandEllipsis(NodeContext& c, const std::string& equation) {
   return r + "->" + out;
 }
 
+/// A per-axis (1-D) quantization parameter reshaped to broadcast along
+/// `axis` of a rank-`rank` tensor; scalars are returned as they are.
+Expr alongAxis(NodeContext& c, int i, int rank) {
+  if (c.rank(i) == 0)
+    return c.expr(i);
+  if (c.rank(i) != 1)
+    c.unsupported("scale / zero point must be a scalar or 1-D");
+  std::vector<PrimExpr> shape(rank, intImm(1));
+  if (!isConstInt(c.shape(i)[0], 1)) // per axis; axis is ignored for one value
+    shape[normAxis(c, c.attrInt("axis", 1), rank)] = c.shape(i)[0];
+  return c.op("reshape", {c.expr(i), make<ShapeExpr>(shape)}).expr;
+}
+
+void convertQuantize(NodeContext& c) {
+  int rank = c.rank(0);
+  DataType out = c.has(2) ? c.dtype(2) : DataType::UInt(8);
+  if (!(out == DataType::UInt(8) || out == DataType::Int(8)))
+    c.unsupported("output type " + out.str() + " (uint8 and int8 are supported)");
+  DataType ft = c.dtype(0);
+  Value q = c.op("divide", {c.expr(0), alongAxis(c, 1, rank)});
+  q = c.op("round", {q.expr}); // half to even, as the spec
+  if (c.has(2)) {
+    Value zp = c.op("astype", {alongAxis(c, 2, rank)}, {{"dtype", ft}});
+    q = c.op("add", {q.expr, zp.expr});
+  }
+  bool u = out == DataType::UInt(8);
+  q = c.op("clip", {q.expr}, {{"min", u ? 0.0 : -128.0}, {"max", u ? 255.0 : 127.0}});
+  c.output(0, c.op("astype", {q.expr}, {{"dtype", out}}));
+}
+
+void convertDequantize(NodeContext& c) {
+  int rank = c.rank(0);
+  DataType ft = c.dtype(1);
+  Value x = c.op("astype", {c.expr(0)}, {{"dtype", ft}});
+  if (c.has(2)) {
+    Value zp = c.op("astype", {alongAxis(c, 2, rank)}, {{"dtype", ft}});
+    x = c.op("subtract", {x.expr, zp.expr});
+  }
+  c.output(0, c.op("multiply", {x.expr, alongAxis(c, 1, rank)}));
+}
+
 } // namespace
 
 void addIndexConverters(ConverterTable& t) {
@@ -307,6 +349,33 @@ void addIndexConverters(ConverterTable& t) {
         c.output(1, c.tupleItem(r, 1));
       },
       {"k", "axis", "largest", "sorted"}};
+  t["QuantizeLinear"] = {convertQuantize, {"axis"}};
+  t["DequantizeLinear"] = {convertDequantize, {"axis"}};
+  t["Shrink"] = {
+      [](NodeContext& c) {
+        DataType dt = c.dtype(0);
+        double lambd = c.attrFloat("lambd", 0.5), bias = c.attrFloat("bias", 0.0);
+        Expr x = c.expr(0);
+        Value lo = c.op("less", {x, NodeContext::scalar(-lambd, dt).expr});
+        Value hi = c.op("greater", {x, NodeContext::scalar(lambd, dt).expr});
+        Value plus = c.op("add", {x, NodeContext::scalar(bias, dt).expr});
+        Value minus = c.op("subtract", {x, NodeContext::scalar(bias, dt).expr});
+        Value inner = c.op("where", {hi.expr, minus.expr, NodeContext::scalar(0, dt).expr});
+        c.output(0, c.op("where", {lo.expr, plus.expr, inner.expr}));
+      },
+      {"lambd", "bias"}};
+  t["Celu"] = {[](NodeContext& c) {
+                 // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+                 DataType dt = c.dtype(0);
+                 double alpha = c.attrFloat("alpha", 1.0);
+                 auto sc = [&](double v) { return NodeContext::scalar(v, dt).expr; };
+                 Value e = c.op("exp", {c.op("divide", {c.expr(0), sc(alpha)}).expr});
+                 Value neg = c.op("multiply", {c.op("subtract", {e.expr, sc(1)}).expr, sc(alpha)});
+                 Value a = c.op("maximum", {c.expr(0), sc(0)});
+                 Value b = c.op("minimum", {neg.expr, sc(0)});
+                 c.output(0, c.op("add", {a.expr, b.expr}));
+               },
+               {"alpha"}};
   t["Hardmax"] = {convertHardmax, {"axis"}};
   t["OneHot"] = {convertOneHot, {"axis"}};
   t["EyeLike"] = {convertEyeLike, {"dtype", "k"}};
