@@ -2,7 +2,7 @@
 // BitShift, GatherND, ScatterElements (and the older Scatter), ScatterND, OneHot, EyeLike, Trilu,
 // CumSum, TopK, Hardmax, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, IsNaN, IsInf, and the
 // trigonometric / hyperbolic unaries other than Sin and Cos; QuantizeLinear,
-// DequantizeLinear, Shrink and Celu composed from elementwise operators.
+// DequantizeLinear, DynamicQuantizeLinear, Shrink and Celu composed from elementwise operators.
 //
 // Operands that ONNX passes as tensors but our operators take as attributes
 // (CumSum's axis, Trilu's k, TopK's K, OneHot's depth and values) must be
@@ -351,6 +351,24 @@ void addIndexConverters(ConverterTable& t) {
       {"k", "axis", "largest", "sorted"}};
   t["QuantizeLinear"] = {convertQuantize, {"axis"}};
   t["DequantizeLinear"] = {convertDequantize, {"axis"}};
+  t["DynamicQuantizeLinear"] = {
+      [](NodeContext& c) {
+        // The spec's formula: scale from the range of x widened to include 0,
+        // zero point = round(clip(-min / scale, 0, 255)), uint8 output.
+        DataType dt = c.dtype(0);
+        auto sc = [&](double v) { return NodeContext::scalar(v, dt).expr; };
+        Value mx = c.op("maximum", {c.op("max", {c.expr(0)}).expr, sc(0)});
+        Value mn = c.op("minimum", {c.op("min", {c.expr(0)}).expr, sc(0)});
+        Value scale = c.op("divide", {c.op("subtract", {mx.expr, mn.expr}).expr, sc(255)});
+        Value izp = c.op("negative", {c.op("divide", {mn.expr, scale.expr}).expr});
+        Value zp = c.op("round", {c.op("clip", {izp.expr}, {{"min", 0.0}, {"max", 255.0}}).expr});
+        Value q = c.op("round", {c.op("divide", {c.expr(0), scale.expr}).expr});
+        q = c.op("clip", {c.op("add", {q.expr, zp.expr}).expr}, {{"min", 0.0}, {"max", 255.0}});
+        c.output(0, c.op("astype", {q.expr}, {{"dtype", DataType::UInt(8)}}));
+        c.output(1, scale);
+        c.output(2, c.op("astype", {zp.expr}, {{"dtype", DataType::UInt(8)}}));
+      },
+      {}};
   t["Shrink"] = {
       [](NodeContext& c) {
         DataType dt = c.dtype(0);
