@@ -2,7 +2,8 @@
 // BitShift, GatherND, ScatterElements (and the older Scatter), ScatterND, OneHot, EyeLike, Trilu,
 // CumSum, TopK, Hardmax, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, IsNaN, IsInf, and the
 // trigonometric / hyperbolic unaries other than Sin and Cos; QuantizeLinear,
-// DequantizeLinear, DynamicQuantizeLinear, Shrink and Celu composed from elementwise operators.
+// DequantizeLinear, DynamicQuantizeLinear, SpaceToDepth, Shrink and Celu composed from elementwise
+// operators.
 //
 // Operands that ONNX passes as tensors but our operators take as attributes
 // (CumSum's axis, Trilu's k, TopK's K, OneHot's depth and values) must be
@@ -369,6 +370,25 @@ void addIndexConverters(ConverterTable& t) {
         c.output(2, c.op("astype", {zp.expr}, {{"dtype", DataType::UInt(8)}}));
       },
       {}};
+  t["SpaceToDepth"] = {
+      [](NodeContext& c) {
+        // (N, C, H, W) -> (N, C, H/b, b, W/b, b) -> (N, b, b, C, H/b, W/b)
+        // -> (N, C*b*b, H/b, W/b)
+        auto s = c.staticShape(0, "SpaceToDepth");
+        int64_t b = c.attrInt("blocksize", 0);
+        if (s.size() != 4 || b < 1 || s[2] % b || s[3] % b)
+          c.unsupported("needs a 4-D input whose H and W divide by blocksize");
+        auto dims = [](std::vector<int64_t> v) {
+          std::vector<PrimExpr> out;
+          for (int64_t d : v)
+            out.push_back(intImm(d));
+          return make<ShapeExpr>(out);
+        };
+        Value x = c.op("reshape", {c.expr(0), dims({s[0], s[1], s[2] / b, b, s[3] / b, b})});
+        x = c.op("permute_dims", {x.expr}, {{"axes", std::vector<int64_t>{0, 3, 5, 1, 2, 4}}});
+        c.output(0, c.op("reshape", {x.expr, dims({s[0], s[1] * b * b, s[2] / b, s[3] / b})}));
+      },
+      {"blocksize"}};
   t["Shrink"] = {
       [](NodeContext& c) {
         DataType dt = c.dtype(0);
