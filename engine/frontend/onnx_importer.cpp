@@ -52,6 +52,7 @@ const detail::ConverterTable& converters() {
     detail::addElementwiseConverters(t);
     detail::addNNConverters(t);
     detail::addShapeConverters(t);
+    detail::addIndexConverters(t);
     return t;
   }();
   return table;

@@ -24,6 +24,7 @@ void registerNNOps();
 void registerReduceOps();
 void registerManipulationOps();
 void registerLoweringOps();
+void registerIndexOps();
 
 /// Throws unity::Error for `call` with the message described above.
 [[noreturn]] void fail(const ir::Call& call, const DeduceContext& ctx, const std::string& problem);

@@ -49,7 +49,7 @@ StructInfo broadcastResult(const Call& call, const DeduceContext& ctx,
   return tensorOf(dtype, std::move(shape));
 }
 
-enum class BinaryKind { Arith, Compare, Logic };
+enum class BinaryKind { Arith, Compare, Logic, Shift };
 
 DeduceFn binaryOp(BinaryKind kind) {
   return [kind](const Call& call, const DeduceContext& ctx) -> StructInfo {
@@ -58,6 +58,8 @@ DeduceFn binaryOp(BinaryKind kind) {
     DataType t = unifyDType(call, ctx, a.dtype, b.dtype);
     if (kind == BinaryKind::Logic && !t.isVoid() && !t.isBool())
       fail(call, ctx, fmt::format("requires bool tensors, got {}", t.str()));
+    if (kind == BinaryKind::Shift && !t.isVoid() && !t.isUInt())
+      fail(call, ctx, fmt::format("requires unsigned integer tensors, got {}", t.str()));
     DataType out = kind == BinaryKind::Compare ? DataType::Bool() : t;
     return broadcastResult(call, ctx, {0, 1}, out);
   };
@@ -102,7 +104,16 @@ void registerElementwiseOps() {
   unaryOp("rsqrt", true, "1 / sqrt(x)");
   unaryOp("sin", true, "sine");
   unaryOp("cos", true, "cosine");
+  unaryOp("tan", true, "tangent");
+  unaryOp("asin", true, "arc sine");
+  unaryOp("acos", true, "arc cosine");
+  unaryOp("atan", true, "arc tangent");
+  unaryOp("sinh", true, "hyperbolic sine");
+  unaryOp("cosh", true, "hyperbolic cosine");
   unaryOp("tanh", true, "hyperbolic tangent");
+  unaryOp("asinh", true, "inverse hyperbolic sine");
+  unaryOp("acosh", true, "inverse hyperbolic cosine");
+  unaryOp("atanh", true, "inverse hyperbolic tangent");
   unaryOp("sigmoid", true, "1 / (1 + e^-x)");
   unaryOp("erf", true, "Gauss error function");
   unaryOp("floor", false, "round down");
@@ -160,6 +171,20 @@ void registerElementwiseOps() {
   registerOp(
       {"logical_and", 2, 2, OpPattern::Broadcast, {}, binaryOp(BinaryKind::Logic), "a and b"});
   registerOp({"logical_or", 2, 2, OpPattern::Broadcast, {}, binaryOp(BinaryKind::Logic), "a or b"});
+  registerOp({"left_shift",
+              2,
+              2,
+              OpPattern::Broadcast,
+              {},
+              binaryOp(BinaryKind::Shift),
+              "a << b (unsigned; shifts of the bit width or more give 0)"});
+  registerOp({"right_shift",
+              2,
+              2,
+              OpPattern::Broadcast,
+              {},
+              binaryOp(BinaryKind::Shift),
+              "a >> b (unsigned; shifts of the bit width or more give 0)"});
   registerOp({"where", 3, 3, OpPattern::Broadcast, {}, deduceWhere, "cond ? a : b, broadcast"});
   registerOp({"astype",
               1,

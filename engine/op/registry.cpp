@@ -89,6 +89,7 @@ const Registry& registry() {
     detail::registerReduceOps();
     detail::registerManipulationOps();
     detail::registerLoweringOps();
+    detail::registerIndexOps();
     building() = nullptr;
     for (auto& [name, info] : r->ops)
       r->sorted.push_back(info.get());

@@ -31,6 +31,7 @@ const reference::OpTable& opTable() {
     reference::addNNOps(t);
     reference::addReduceOps(t);
     reference::addManipOps(t);
+    reference::addIndexOps(t);
     return t;
   }();
   return table;

@@ -89,6 +89,7 @@ void addElementwiseOps(OpTable& t);
 void addNNOps(OpTable& t);
 void addReduceOps(OpTable& t);
 void addManipOps(OpTable& t);
+void addIndexOps(OpTable& t);
 
 // ---- small helpers shared by the operator files (reference_util.cpp) ----
 

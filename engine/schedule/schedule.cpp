@@ -162,11 +162,14 @@ using namespace detail;
 
 namespace {
 bool isRootLike(const Block* b) { return b->iters.empty() && b->bindings.empty(); }
+/// A root-like block that writes nothing: the function's root. (A rank-0
+/// compute block is root-like too, but it must still get a unique name.)
+bool isRoot(const Block* b) { return isRootLike(b) && b->writes.empty(); }
 
 /// FuseTIR copies callee blocks with their names, so a fused function may
 /// hold two "T_add" blocks. Handles are names, so the schedule renames
 /// duplicates in pre-order ("T_add", "T_add_1", ...) — deterministic, hence
-/// replay-safe. Root-like blocks keep their names (they are never handles).
+/// replay-safe. The root keeps its name (it is never a handle).
 struct UniqueBlockNames : StmtMutator {
   std::unordered_map<std::string, int> seen;
   std::unordered_set<std::string> taken, original;
@@ -174,7 +177,7 @@ struct UniqueBlockNames : StmtMutator {
   PrimExpr mutate(const PrimExpr& e) override { return e; }
   Stmt visitBlock(const Block* op, const Stmt& self) override {
     std::string name = op->name;
-    if (!isRootLike(op) && !taken.insert(name).second) {
+    if (!isRoot(op) && !taken.insert(name).second) {
       int& n = seen[op->name];
       do
         name = op->name + "_" + std::to_string(++n);
@@ -196,7 +199,7 @@ Schedule::Schedule(PrimFuncRef func) : func_(std::move(func)) {
   UniqueBlockNames u;
   // Reserve every existing name first so a renamed block never takes one.
   for (auto* b : blocksUnder(func_->body))
-    if (!isRootLike(b))
+    if (!isRoot(b))
       u.original.insert(b->name);
   setBody(u.mutate(func_->body));
 }

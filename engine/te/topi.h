@@ -186,4 +186,54 @@ Tensor expandDims(const Tensor& x, int axis, const std::string& name = "T_expand
 /// Drops dims of constant size 1 (all of them when axes is empty).
 Tensor squeeze(const Tensor& x, std::vector<int> axes = {}, const std::string& name = "T_squeeze");
 
+// ------------------------------------------------------- indexing, scans, losses
+/// out[i] = x[i with i[axis] = indices[i]]; indices have x's rank.
+Tensor gatherElements(const Tensor& x, const Tensor& indices, int axis,
+                      const std::string& name = "T_gather_elements");
+/// ONNX GatherND: the last dim of indices (a constant m) addresses m dims of
+/// x after batchDims shared leading dims.
+Tensor gatherND(const Tensor& x, const Tensor& indices, int batchDims = 0,
+                const std::string& name = "T_gather_nd");
+/// A new axis of size depth at `axis`: onValue where it equals the index
+/// (negative indices count from depth), offValue elsewhere.
+Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, double offValue,
+              DataType dtype, const std::string& name = "T_one_hot");
+/// Keeps the elements with col - row >= k (upper) or <= k (lower) of the
+/// last two dims, zero elsewhere.
+Tensor trilu(const Tensor& x, int64_t k, bool upper, const std::string& name = "T_trilu");
+/// Running sum along axis (a reduction per element, O(n^2) on that axis).
+Tensor cumsum(const Tensor& x, int axis, bool exclusive = false, bool reverse = false,
+              const std::string& name = "T_cumsum");
+/// {values, int64 indices} of the k largest (smallest) along axis, sorted,
+/// ties broken by the lower index; by ranking (O(n^2) on that axis).
+std::vector<Tensor> topk(const Tensor& x, int64_t k, int axis, bool largest = true,
+                         const std::string& name = "T_topk");
+/// Negative log likelihood: pred (N, C, d...), target (N, d...) integer,
+/// weights (C) or undefined. loss = -pred[n, t, d] * w[t], 0 where t is
+/// ignoreIndex; reduction "none" | "sum" | "mean" (divided by the sum of
+/// the weights that apply).
+Tensor nllLoss(const Tensor& pred, const Tensor& target, const Tensor& weights,
+               const std::string& reduction, std::optional<int64_t> ignoreIndex,
+               const std::string& name = "T_nll_loss");
+/// A copy of data with updates written at indices (ONNX ScatterElements):
+/// reduction "none" (the last update hitting an element wins, as a
+/// sequential loop would), "add", "mul", "max", "min". Written in gather
+/// form: every output element scans the indices along axis (O(n * k)).
+Tensor scatterElements(const Tensor& data, const Tensor& indices, const Tensor& updates, int axis,
+                       const std::string& reduction = "none",
+                       const std::string& name = "T_scatter_elements");
+/// ONNX ScatterND in the same gather form: every output element scans all
+/// index tuples (O(n * number of tuples)).
+Tensor scatterND(const Tensor& data, const Tensor& indices, const Tensor& updates,
+                 const std::string& reduction = "none", const std::string& name = "T_scatter_nd");
+/// Einstein summation "ij,jk->ik" (implicit output: letters used once, in
+/// alphabetical order); a repeated letter within an operand reads its
+/// diagonal. No ellipsis.
+Tensor einsum(const std::vector<Tensor>& xs, const std::string& subscripts,
+              const std::string& name = "T_einsum");
+/// bool results.
+Tensor isnan(const Tensor& x, const std::string& name = "T_isnan");
+Tensor isinf(const Tensor& x, bool detectPositive = true, bool detectNegative = true,
+             const std::string& name = "T_isinf");
+
 } // namespace unity::te::topi

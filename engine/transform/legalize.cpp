@@ -32,6 +32,7 @@ namespace detail {
 void addElementwiseLegalizations(std::map<std::string, LegalizeFn>& table);
 void addNNLegalizations(std::map<std::string, LegalizeFn>& table);
 void addManipLegalizations(std::map<std::string, LegalizeFn>& table);
+void addIndexLegalizations(std::map<std::string, LegalizeFn>& table);
 } // namespace detail
 
 namespace {
@@ -47,6 +48,7 @@ Table& table() {
     detail::addElementwiseLegalizations(t->fns);
     detail::addNNLegalizations(t->fns);
     detail::addManipLegalizations(t->fns);
+    detail::addIndexLegalizations(t->fns);
     return t;
   }();
   return *t;

@@ -32,7 +32,9 @@ PrimExpr c(const PrimExpr& like, double v) { return makeConst(like->dtype, v); }
 } // namespace
 
 void addElementwiseLegalizations(std::map<std::string, LegalizeFn>& t) {
-  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid"})
+  for (const char* name :
+       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+        "tanh", "asinh", "acosh", "atanh", "sigmoid"})
     t[name] = unary([name](const te::Tensor& x) { return topi::intrinsic(x, name); });
   t["erf"] = unary([](auto& x) { return topi::erf(x); });
   for (const char* name : {"floor", "ceil", "round"})

@@ -295,9 +295,71 @@ std::vector<OpCase> manipCases() {
   return cs;
 }
 
+std::vector<OpCase> indexCases() {
+  std::vector<OpCase> cs;
+  std::string x = "x: " + F("n, 3, 4");
+  for (const char* op : {"tan", "atan", "sinh", "cosh", "asinh"})
+    cs.push_back({op, x, std::string("R.") + op + "(x)", {{-1.2, 1.2}}});
+  for (const char* op : {"asin", "acos", "atanh"})
+    cs.push_back({op, x, std::string("R.") + op + "(x)", {{-0.9, 0.9}}});
+  cs.push_back({"acosh", x, "R.acosh(x)", {{1.1, 3}}});
+  cs.push_back({"isnan", x, "R.isnan(x)"});
+  cs.push_back({"isinf", x, "R.isinf(x)"});
+  cs.push_back({"isinf", x, "R.isinf(x, detect_negative=False)"});
+  std::string sh = "a: " + tensorType("n, 4", "uint8") + ", b: " + tensorType("n, 4", "uint8");
+  cs.push_back({"left_shift", sh, "R.left_shift(a, b)", {{0, 200}, {0, 9}}});
+  cs.push_back({"right_shift", sh, "R.right_shift(a, b)", {{0, 200}, {0, 9}}});
+  cs.push_back({"gather_elements",
+                "x: " + F("n, 5") + ", i: " + I64("n, 3"),
+                "R.gather_elements(x, i, axis=1)",
+                {{}, {-5, 4}}});
+  cs.push_back({"gather_nd",
+                "x: " + F("3, 4, n") + ", i: " + I64("2, 2"),
+                "R.gather_nd(x, i)",
+                {{}, {-3, 2}}});
+  cs.push_back({"scatter_elements",
+                "d: " + F("n, 4") + ", i: " + I64("n, 3") + ", u: " + F("n, 3"),
+                "R.scatter_elements(d, i, u, axis=1)",
+                {{}, {0, 3}, {}}});
+  cs.push_back({"scatter_elements",
+                "d: " + F("n, 4") + ", i: " + I64("n, 3") + ", u: " + F("n, 3"),
+                "R.scatter_elements(d, i, u, axis=1, reduction=\"add\")",
+                {{}, {-4, 3}, {}}});
+  cs.push_back({"scatter_nd",
+                "d: " + F("5, n") + ", i: " + I64("3, 1") + ", u: " + F("3, n"),
+                "R.scatter_nd(d, i, u)",
+                {{}, {0, 4}, {}}});
+  cs.push_back({"scatter_nd",
+                "d: " + F("5, n") + ", i: " + I64("3, 1") + ", u: " + F("3, n"),
+                "R.scatter_nd(d, i, u, reduction=\"mul\")",
+                {{}, {0, 4}, {}}});
+  cs.push_back({"one_hot",
+                "i: " + I64("n, 3"),
+                "R.one_hot(i, depth=4, axis=1, on_value=2.0, off_value=-1.0, dtype=\"float32\")",
+                {{-4, 3}}});
+  cs.push_back({"trilu", "x: " + F("n, 4, 5"), "R.trilu(x, k=1, upper=False)"});
+  cs.push_back({"trilu", "x: " + F("n, 4, 5"), "R.trilu(x, k=-1)"});
+  cs.push_back({"cumsum", "x: " + F("n, 6"), "R.cumsum(x, axis=1, exclusive=True, reverse=True)"});
+  cs.push_back({"cumsum", "x: " + F("n, 6"), "R.cumsum(x)"});
+  cs.push_back({"topk", "x: " + F("n, 6"), "R.topk(x, k=3)"});
+  cs.push_back({"topk", "x: " + F("n, 6"), "R.topk(x, k=2, axis=0, largest=False)"});
+  cs.push_back({"einsum", "a: " + F("n, 3") + ", b: " + F("3, 4"),
+                "R.einsum(a, b, subscripts=\"ij,jk->ik\")"});
+  cs.push_back({"einsum", "x: " + F("n, 3, 3"), "R.einsum(x, subscripts=\"bii->bi\")"});
+  cs.push_back({"nn.nll_loss",
+                "p: " + F("n, 4, 3") + ", t: " + I64("n, 3") + ", w: " + F("4"),
+                "R.nn.nll_loss(p, t, w, reduction=\"mean\", ignore_index=1)",
+                {{}, {0, 3}, kPos}});
+  cs.push_back({"nn.nll_loss",
+                "p: " + F("n, 4") + ", t: " + I64("n"),
+                "R.nn.nll_loss(p, t, reduction=\"none\")",
+                {{}, {0, 3}}});
+  return cs;
+}
+
 std::vector<OpCase> allCases() {
   std::vector<OpCase> all;
-  for (auto* family : {elementwiseCases, reduceCases, nnCases, manipCases})
+  for (auto* family : {elementwiseCases, reduceCases, nnCases, manipCases, indexCases})
     for (auto& c : family())
       all.push_back(c);
   return all;

@@ -318,3 +318,24 @@ TEST(ScheduleBlocks, DuplicateBlockNamesAreMadeUnique) {
   EXPECT_EQ(blocks[0].name, "T");
   EXPECT_EQ(blocks[1].name, "T_1");
 }
+
+TEST(ScheduleBlocks, ARankZeroBlockSharingANameIsRenamedToo) {
+  // A rank-0 compute block has no iteration variables, like the root, but it
+  // is a real block: fused with a same-named rank-1 block (two astype calls
+  // in one kernel) it must still get a unique name.
+  auto A = te::placeholder({intImm(4)}, DataType::Float32(), "A");
+  auto B = te::placeholder(std::vector<PrimExpr>{}, DataType::Float32(), "B");
+  auto C = te::topi::relu(A, "T_cast");
+  auto D = te::topi::relu(B, "T_cast");
+  auto E = te::topi::add(C, D, "T_add");
+  auto f = te::createPrimFunc({A, B, E});
+  Schedule s(f);
+  std::string err = errorOf([&] { s.getBlock("T_cast"); });
+  EXPECT_EQ(err, "");
+  int casts = 0;
+  walkStmt(s.func()->body, [&](const Stmt& st) {
+    if (auto* b = as<Block>(st))
+      casts += b->name == "T_cast" || b->name == "T_cast_1";
+  });
+  EXPECT_EQ(casts, 2);
+}

@@ -220,3 +220,89 @@ TEST(Legalize, UserRegisteredImplementationIsUsed) {
   });
   EXPECT_THROW(transform::registerLegalization("x", nullptr), Error);
 }
+
+TEST(Legalize, LogSoftmaxNllLossWithSymbolicBatchMatchesHandLoop) {
+  // The SoftmaxCrossEntropyLoss composition: nll_loss(log_softmax(x, 1), t, w).
+  auto n = primVar("n");
+  auto x = makeVar("x", tensorSInfo(f32, {PrimExpr(n), intImm(3)}));
+  auto t = makeVar("t", tensorSInfo(DataType::Int64(), {PrimExpr(n)}));
+  auto w = makeVar("w", tensorSInfo(f32, std::vector<int64_t>{3}));
+  Var lp = makeVar("lp", nullptr), loss = makeVar("loss", nullptr);
+  std::vector<Binding> bindings{
+      make<VarBinding>(lp, callOp("nn.log_softmax", {x}, {{"axis", int64_t(1)}})),
+      make<VarBinding>(loss,
+                       callOp("nn.nll_loss", {lp, t, w},
+                              {{"reduction", std::string("mean")}, {"ignore_index", int64_t(2)}}))};
+  auto seq =
+      make<SeqExpr>(std::vector<Ref<BindingBlock>>{make<BindingBlock>(bindings, true)}, loss);
+  IRModule l = transform::legalize(transform::normalize(
+      makeModule({{"main", make<Function>(std::vector<Var>{x, t, w}, seq, nullptr)}})));
+  EXPECT_TRUE(transform::unsupportedOps(l).empty());
+  for (auto& issue : checkWellFormed(l))
+    ADD_FAILURE() << issueStr(issue);
+  for (int64_t rows : {2, 5}) {
+    auto xv = randomTensor({rows, 3}, 60, -2, 2), wv = randomTensor({3}, 61, 0.5, 1.5);
+    unity::Tensor tv(DataType::Int64(), {rows});
+    for (int64_t i = 0; i < rows; ++i)
+      tv.setDouble(i, static_cast<double>(i % 3));
+    auto got = runLegalized(l, {xv, tv, wv});
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t c = i % 3;
+      if (c == 2)
+        continue; // ignore_index
+      double s = 0;
+      for (int64_t k = 0; k < 3; ++k)
+        s += std::exp(at(xv, {i, k}));
+      num += -(at(xv, {i, c}) - std::log(s)) * wv.getDouble(c);
+      den += wv.getDouble(c);
+    }
+    EXPECT_NEAR(got.getDouble(0), num / den, 1e-5) << rows;
+  }
+}
+
+TEST(Legalize, InverseTrigAndShiftsMatchLibm) {
+  auto x = makeVar("x", tensorSInfo(f32, std::vector<int64_t>{5}));
+  std::vector<std::pair<const char*, double (*)(double)>> fns = {
+      {"tan", std::tan},   {"asin", std::asin}, {"acos", std::acos},   {"atan", std::atan},
+      {"sinh", std::sinh}, {"cosh", std::cosh}, {"asinh", std::asinh}, {"atanh", std::atanh}};
+  for (auto& [name, ref] : fns) {
+    Var y = makeVar("y", nullptr);
+    auto seq =
+        make<SeqExpr>(std::vector<Ref<BindingBlock>>{make<BindingBlock>(
+                          std::vector<Binding>{make<VarBinding>(y, callOp(name, {x}))}, true)},
+                      y);
+    IRModule l = transform::legalize(transform::normalize(
+        makeModule({{"main", make<Function>(std::vector<Var>{x}, seq, nullptr)}})));
+    EXPECT_TRUE(transform::unsupportedOps(l).empty()) << name;
+    auto xv = randomTensor({5}, 62, -0.9, 0.9);
+    auto got = runLegalized(l, {xv});
+    for (int64_t i = 0; i < 5; ++i)
+      EXPECT_NEAR(got.getDouble(i), ref(xv.getDouble(i)), 1e-5) << name;
+  }
+  // Shifts of uint8, including a shift by the bit width (0).
+  DataType u8 = DataType::UInt(8);
+  auto a = makeVar("a", tensorSInfo(u8, std::vector<int64_t>{4}));
+  auto s = makeVar("s", tensorSInfo(u8, std::vector<int64_t>{4}));
+  for (bool left : {true, false}) {
+    Var y = makeVar("y", nullptr);
+    auto seq = make<SeqExpr>(std::vector<Ref<BindingBlock>>{make<BindingBlock>(
+                                 std::vector<Binding>{make<VarBinding>(
+                                     y, callOp(left ? "left_shift" : "right_shift", {a, s}))},
+                                 true)},
+                             y);
+    IRModule l = transform::legalize(transform::normalize(
+        makeModule({{"main", make<Function>(std::vector<Var>{a, s}, seq, nullptr)}})));
+    unity::Tensor av(u8, {4}), sv(u8, {4});
+    const int va[] = {200, 5, 1, 255}, vs[] = {1, 2, 7, 8};
+    for (int i = 0; i < 4; ++i) {
+      av.setDouble(i, va[i]);
+      sv.setDouble(i, vs[i]);
+    }
+    auto got = runLegalized(l, {av, sv});
+    for (int i = 0; i < 4; ++i) {
+      int want = vs[i] >= 8 ? 0 : left ? (va[i] << vs[i]) & 0xff : va[i] >> vs[i];
+      EXPECT_EQ(got.getDouble(i), want) << left << " " << i;
+    }
+  }
+}
