@@ -4,8 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache hashes absolute paths; relative to the checkout, every clone (CI
-# makes a fresh one) reuses the same cache entries.
+# makes a fresh one) reuses the same cache entries. A Debug build (-g) also
+# hashes the working directory unless told not to (hash_dir): without
+# CCACHE_NOHASHDIR a clone in another folder never hits the cache. The price
+# is that a cached object's debug info may name the first clone's folder.
 export CCACHE_BASEDIR="$PWD"
+export CCACHE_NOHASHDIR=true
 
 scripts/install-deps.sh
 echo "test: configuring and building preset 'dev'"
