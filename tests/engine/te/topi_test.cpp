@@ -101,7 +101,8 @@ TEST(Topi, ErfIsTheIntrinsicCall) {
   // The float32 approximation is LowerIntrinsics' job (tested there); topi
   // emits the exact intrinsic, which the interpreter evaluates with std::erf.
   auto X = placeholder(dims({3}), f32, "X");
-  auto y = run({X, topi::erf(X)}, {unity::Tensor::fromFloats({3}, {0.5f, -1.25f, 2.0f})}, {3});
+  const std::vector<float> x{0.5f, -1.25f, 2.0f};
+  auto y = run({X, topi::erf(X)}, {unity::Tensor::fromFloats({3}, x)}, {3});
   const double d[3] = {0.5, -1.25, 2.0};
   for (int i = 0; i < 3; ++i)
     EXPECT_NEAR(y.getDouble(i), std::erf(d[i]), 1e-7);
