@@ -52,7 +52,8 @@ constexpr double kPeakPerCore = 166.0; // GFLOP/s, docs: /work/shared/TOOLCHAIN.
 /// is the kernel's time even when other processes share the cores (the
 /// build machine is shared); with more threads only wall time is meaningful.
 bool gUseThreadCpuTime = false;
-std::string gTargetExtra; // --mattr: appended to the target string
+std::string gTargetExtra;                 // --mattr: appended to the target string
+std::vector<std::string> gDisabledPasses; // --disable-passes: for before/after comparisons
 
 double now() {
   timespec ts;
@@ -112,9 +113,12 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
   BuildOptions opts;
   opts.target = "llvm -num-cores=" + std::to_string(threads) + gTargetExtra;
   if (!fullPipeline)
-    opts.passes = {"Normalize", "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"};
+    opts.passes = {"Normalize",   "DefaultSchedule", "LowerBlocks",
+                   "Simplify",    "FlattenBuffers",  "LowerIntrinsics",
+                   "UnrollLoops", "VectorizeLoops",  "LowerToExecutor"};
+  opts.disabledPasses = gDisabledPasses;
   if (!schedule)
-    opts.disabledPasses = {"DefaultSchedule"};
+    opts.disabledPasses.push_back("DefaultSchedule");
   opts.config.set("tir.num_cores", int64_t(threads));
   opts.record = false;
   return build(m, opts).executable;
@@ -278,6 +282,9 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (!std::strcmp(argv[i], "--mattr") && i + 1 < argc) {
       gTargetExtra = std::string(" -mattr=") + argv[++i];
+    } else if (!std::strcmp(argv[i], "--disable-passes") && i + 1 < argc) {
+      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
+        gDisabledPasses.emplace_back(t);
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -285,9 +292,10 @@ int main(int argc, char** argv) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
         threads.push_back(std::atoi(t));
     } else {
-      std::fprintf(
-          stderr, "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F] "
+                   "[--disable-passes a,b]\n",
+                   argv[0]);
       return 2;
     }
   }

@@ -5,8 +5,9 @@
 // occurrence among the buffer dimensions (in `shapes`, parameter order) and
 // checks every other dimension, then runs the body. Buffers are `restrict`
 // pointers (distinct buffer arguments must not overlap, as for LLVM); an
-// access computes the row-major offset with Horner's rule from the buffer's
-// (possibly symbolic) shape. Loops of every kind are plain C `for` loops:
+// access of a flattened function (FlattenBuffers) has its row-major offset
+// as its one index, otherwise the offset is computed with Horner's rule from
+// the buffer's (possibly symbolic) shape. Loops of every kind are plain C `for` loops:
 // parallel/vectorized/unrolled only annotate the loop with a comment and a
 // GCC pragma where one exists (the C compiler decides), so the C backend is
 // single-threaded. Local buffers are heap-allocated (malloc/free) and freed on
@@ -58,7 +59,8 @@ std::string sanitize(const std::string& s) {
 
 class CEmitter {
 public:
-  CEmitter(std::string name, PrimFuncRef f) : name_(std::move(name)), f_(std::move(f)) {}
+  CEmitter(std::string name, PrimFuncRef f)
+      : name_(std::move(name)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)) {}
 
   std::string emit() {
     const auto& params = f_->params;
@@ -270,6 +272,8 @@ private:
     auto it = buffers_.find(buf.get());
     if (it == buffers_.end())
       fail("buffer '" + buf->name + "' is neither a parameter nor allocated");
+    if (flat_ && indices.size() == 1) // flattened: the index is the row-major offset
+      return it->second + "[(int64_t)(" + expr(indices[0]) + ")]";
     if (static_cast<int>(indices.size()) != buf->ndim())
       fail("buffer '" + buf->name + "' is indexed with " + std::to_string(indices.size()) +
            " indices, it has rank " + std::to_string(buf->ndim()));
@@ -432,6 +436,7 @@ private:
 
   std::string name_;
   PrimFuncRef f_;
+  bool flat_; // accesses have one flat index (FlattenBuffers ran)
   std::ostringstream out_;
   int indent_ = 0;
   std::set<std::string> used_;

@@ -17,7 +17,8 @@
 // Loops are emitted in the canonical header/body/latch form with a phi;
 // Unrolled and Vectorized loops carry llvm.loop metadata on the back edge
 // (unroll.full / vectorize.enable) and leave the rest to LLVM's pipeline.
-// Index math is int64; a buffer access computes the row-major offset with
+// Index math is int64. After FlattenBuffers an access has one row-major
+// index; an unflattened one (custom pipelines) computes the offset with
 // Horner's rule from the buffer's (possibly symbolic) shape.
 // Errors inside generated code (allocation failure, a failing parallel
 // chunk) return a nonzero status after freeing live heap buffers.
@@ -107,7 +108,7 @@ class KernelEmitter {
 public:
   KernelEmitter(llvm::Module& m, std::string name, std::string symbol, PrimFuncRef f, bool fastMath)
       : ctx_(m.getContext()), mod_(m), b_(m.getContext()), name_(std::move(name)),
-        symbol_(std::move(symbol)), f_(std::move(f)) {
+        symbol_(std::move(symbol)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)) {
     if (fastMath)
       b_.setFastMathFlags(llvm::FastMathFlags::getFast());
     i1_ = b_.getInt1Ty();
@@ -395,8 +396,14 @@ private:
     }
   }
 
+  /// The address of buf[indices]: one index is the flat row-major offset in
+  /// a flattened function (FlattenBuffers); otherwise one index per dimension
+  /// and the offset is computed here with Horner's rule.
   llvm::Value* elementAddress(const BufferRef& buf, const std::vector<PrimExpr>& indices) {
     llvm::Value* base = lookupBuffer(buf.get());
+    if (static_cast<int>(indices.size()) != buf->ndim() && !(flat_ && indices.size() == 1))
+      fail("buffer '" + buf->name + "' of rank " + std::to_string(buf->ndim()) +
+           " is accessed with " + std::to_string(indices.size()) + " indices");
     llvm::Value* offset = nullptr;
     for (size_t k = 0; k < indices.size(); ++k) {
       if (!indices[k]->dtype.isIntegral())
@@ -758,6 +765,7 @@ private:
   std::string name_;   // for messages
   std::string symbol_; // prefix of every generated function
   PrimFuncRef f_;
+  bool flat_; // accesses have one flat index (FlattenBuffers ran)
   Scope scope_;
   int parallelCount_ = 0;
   llvm::Type *i1_, *i8_, *i32_, *i64_;

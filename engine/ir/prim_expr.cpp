@@ -110,10 +110,12 @@ BufferLoad::BufferLoad(Ref<Buffer> buffer, std::vector<PrimExpr> indices)
     : PrimExprNode(NodeKind::BufferLoad, buffer ? buffer->dtype : DataType()),
       buffer(std::move(buffer)), indices(std::move(indices)) {
   require(this->buffer != nullptr, "load from a missing buffer");
-  require(static_cast<int>(this->indices.size()) == this->buffer->ndim(),
-          "load from buffer '" + this->buffer->name + "' with " +
-              std::to_string(this->indices.size()) + " indices for " +
-              std::to_string(this->buffer->ndim()) + " dimensions");
+  // One index for any rank is a flat row-major access (FlattenBuffers); the
+  // well-formedness checker allows it only in functions marked buffers_flat.
+  require(
+      static_cast<int>(this->indices.size()) == this->buffer->ndim() || this->indices.size() == 1,
+      "load from buffer '" + this->buffer->name + "' with " + std::to_string(this->indices.size()) +
+          " indices for " + std::to_string(this->buffer->ndim()) + " dimensions");
 }
 
 PrimCall::PrimCall(DataType dtype, std::string op, std::vector<PrimExpr> args)

@@ -27,10 +27,12 @@ BufferStore::BufferStore(BufferRef buffer, PrimExpr value, std::vector<PrimExpr>
     : StmtNode(NodeKind::BufferStore), buffer(std::move(buffer)), value(std::move(value)),
       indices(std::move(indices)) {
   require(this->buffer && this->value, "store with a missing buffer or value");
-  require(static_cast<int>(this->indices.size()) == this->buffer->ndim(),
-          "store to buffer '" + this->buffer->name + "' with " +
-              std::to_string(this->indices.size()) + " indices for " +
-              std::to_string(this->buffer->ndim()) + " dimensions");
+  // One index for any rank is a flat row-major access (FlattenBuffers); the
+  // well-formedness checker allows it only in functions marked buffers_flat.
+  require(
+      static_cast<int>(this->indices.size()) == this->buffer->ndim() || this->indices.size() == 1,
+      "store to buffer '" + this->buffer->name + "' with " + std::to_string(this->indices.size()) +
+          " indices for " + std::to_string(this->buffer->ndim()) + " dimensions");
   require(this->value->dtype.element() == this->buffer->dtype.element(),
           "store of " + this->value->dtype.str() + " into buffer '" + this->buffer->name + "' of " +
               this->buffer->dtype.str());

@@ -301,6 +301,9 @@ public:
       : fname_(std::move(fname)), out_(out) {}
 
   void check(const PrimFunc* f) {
+    // FlattenBuffers (engine/transform) marks functions whose accesses use
+    // one row-major index whatever the buffer's rank.
+    flat_ = f->attrs.getBool("buffers_flat", false);
     for (auto& p : f->params) {
       if (p.scalar)
         defineVar(p.scalar.get());
@@ -343,7 +346,7 @@ private:
       return report(std::string(what) + " of a missing buffer");
     if (!buffers_.contains(b.get()) && reportedBuffers_.insert(b.get()).second)
       report("buffer '" + b->name + "' is neither a parameter nor allocated in scope");
-    if (indices != static_cast<size_t>(b->ndim()))
+    if (indices != static_cast<size_t>(b->ndim()) && !(flat_ && indices == 1))
       report(std::string(what) + " of buffer '" + b->name + "' has " + std::to_string(indices) +
              " indices for " + std::to_string(b->ndim()) + " dimensions");
   }
@@ -489,6 +492,7 @@ private:
   std::unordered_set<const PrimVar*> reportedVars_;
   std::unordered_set<const Buffer*> reportedBuffers_;
   std::string block_; // the innermost block, for messages
+  bool flat_ = false; // the function's buffers are flattened
 };
 
 } // namespace

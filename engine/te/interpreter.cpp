@@ -380,6 +380,14 @@ public:
     idx.clear();
     for (auto& i : indices)
       idx.push_back(evalInt(i));
+    if (idx.size() == 1 && t.shape().size() != 1) {
+      // A flattened access (FlattenBuffers): the row-major offset itself.
+      if (idx[0] < 0 || idx[0] >= t.numel())
+        fail(std::string(verb) + " of buffer '" + b->name + "' at flat offset " +
+             std::to_string(idx[0]) + " is out of bounds for shape " +
+             unity::Tensor::shapeStr(t.shape()));
+      return idx[0];
+    }
     if (idx.size() != t.shape().size())
       fail(std::string(verb) + " of buffer '" + b->name + "' with wrong rank");
     int64_t flat = 0;

@@ -58,8 +58,8 @@ Tensor negative(const Tensor& x, const std::string& name = "T_negative");
 Tensor abs(const Tensor& x, const std::string& name = "T_abs");
 Tensor relu(const Tensor& x, const std::string& name = "T_relu");
 Tensor sigmoid(const Tensor& x, const std::string& name = "T_sigmoid");
-/// erf(x); float32 by a vectorizable rational approximation (max abs error
-/// 4.2e-7), float64 by libm.
+/// erf(x) as the intrinsic; the pass LowerIntrinsics expands float32 into a
+/// vectorizable rational approximation (max abs error 4.2e-7).
 Tensor erf(const Tensor& x, const std::string& name = "T_erf");
 /// x * 0.5 * (1 + erf(x / sqrt(2))), erf as in topi::erf
 Tensor gelu(const Tensor& x, const std::string& name = "T_gelu");

@@ -75,13 +75,27 @@ void registerBuiltinPasses() {
   registerPass({"StorageRewrite", PassLevel::Tensor,
                 "shrink kernel temporaries to the scope that uses them; share disjoint ones",
                 [] { return tensorPass("StorageRewrite", 1, storageRewrite); }});
+  registerPass({"FlattenBuffers", PassLevel::Tensor,
+                "multi-dimensional buffer accesses become one row-major index; temporaries 1-D",
+                [] { return tensorPass("FlattenBuffers", 0, flattenBuffers); }});
+  registerPass({"LowerIntrinsics", PassLevel::Tensor,
+                "expand rsqrt, sigmoid and float32 erf into arithmetic shared by all backends", [] {
+                  return tensorPass("LowerIntrinsics", 0, static_cast<TensorFn>(lowerIntrinsics));
+                }});
+  registerPass({"UnrollLoops", PassLevel::Tensor,
+                "copy the body of small constant unrolled loops; larger ones keep the LLVM hint",
+                [] { return tensorPass("UnrollLoops", 1, unrollLoops); }});
+  registerPass({"VectorizeLoops", PassLevel::Tensor,
+                "keep legal vectorized loops; make the others serial, annotated with the reason",
+                [] { return tensorPass("VectorizeLoops", 0, vectorizeLoops); }});
 
   registerPipeline(
       {"default",
        "the default lowering for the llvm target",
        {"Normalize", "FoldConstant", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
         "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination", "DefaultSchedule",
-        "LowerBlocks", "Simplify", "StorageRewrite", "LowerToExecutor"}});
+        "LowerBlocks", "Simplify", "StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
+        "UnrollLoops", "VectorizeLoops", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

@@ -2,15 +2,24 @@
 // Tensor-level lowering passes that run between scheduling and codegen.
 //
 // After these passes a PrimFunc contains only loops, lets, ifs, stores,
-// allocations and evaluations: the form engine/codegen consumes.
+// allocations and evaluations: the form engine/codegen consumes. The default
+// pipeline runs them as registered passes, so each step shows in the pass
+// record: LowerBlocks, Simplify, StorageRewrite, FlattenBuffers,
+// VectorizeLoops, UnrollLoops, LowerIntrinsics (builtin_passes.cpp).
 //
-// Buffers stay multi-dimensional: codegen computes row-major offsets itself
-// (int64 index math, from the buffer's possibly symbolic shape), so there is
-// no separate flatten pass; that keeps the lowered IR readable in the GUI and
-// lets codegen see the original indices.
+// Codegen accepts both forms of buffer access: flattened (one row-major
+// index, after FlattenBuffers; the function has attribute "buffers_flat") and
+// multi-dimensional (a custom pipeline without FlattenBuffers), for which it
+// computes the row-major offset itself with the same Horner rule.
+#include <cstdint>
+
 #include "engine/ir/tir.h"
 
 namespace unity::transform {
+
+/// The PrimFunc attribute FlattenBuffers sets: every buffer access of the
+/// function has exactly one (row-major) index, whatever the buffer's rank.
+inline constexpr const char* kBuffersFlatAttr = "buffers_flat";
 
 /// Removes every Block node:
 ///  - each block iteration variable is replaced by its binding (cast to the
@@ -27,6 +36,37 @@ ir::Stmt lowerBlocks(const ir::Stmt& s);
 /// shape variables of its buffer parameters known to be non-negative).
 /// Returns `f` itself when nothing simplifies.
 ir::PrimFuncRef simplifyIndexMath(const ir::PrimFuncRef& f);
+
+/// FlattenBuffers (see flatten_buffers.cpp): allocations of rank >= 2 become
+/// 1-D buffers of the product size; every access of a buffer of rank >= 2
+/// gets one row-major index. Parameter buffers keep their N-d declaration
+/// (the calling convention). Sets kBuffersFlatAttr; returns `f` itself when
+/// nothing needs flattening. Throws on a remaining Block.
+ir::PrimFuncRef flattenBuffers(const ir::PrimFuncRef& f);
+/// True when f carries kBuffersFlatAttr.
+bool hasFlatBuffers(const ir::PrimFunc& f);
+
+/// LowerIntrinsics (see lower_intrinsics.cpp): rsqrt, sigmoid and float32
+/// erf become TIR arithmetic over exp/sqrt (erf: a rational approximation,
+/// max abs error 4.2e-7). Returns `f` itself when there is none.
+ir::PrimFuncRef lowerIntrinsics(const ir::PrimFuncRef& f);
+ir::PrimExpr lowerIntrinsics(const ir::PrimExpr& e);
+
+/// Unrolled loops whose constant extent times body size (IR nodes) is at
+/// most this many become straight-line code (UnrollLoops).
+inline constexpr int64_t kMaxUnrollNodes = 1024;
+/// UnrollLoops (see unroll_loops.cpp): small `unrolled` loops with a constant
+/// extent become copies of their body; others keep the LLVM hint. Returns
+/// `f` itself when no loop qualifies.
+ir::PrimFuncRef unrollLoops(const ir::PrimFuncRef& f);
+
+/// The loop annotation VectorizeLoops leaves on a loop it made serial: why.
+inline constexpr const char* kVectorizeRejectedAttr = "vectorize_rejected";
+/// VectorizeLoops (see vectorize_loops.cpp): a `vectorized` loop that cannot
+/// be vectorized (nested loop, allocation, scalar libm call, extent < 2)
+/// becomes serial with kVectorizeRejectedAttr; legal ones are kept. Returns
+/// `f` itself when every marked loop is legal.
+ir::PrimFuncRef vectorizeLoops(const ir::PrimFuncRef& f);
 
 /// What codegen runs on each function: lowerBlocks, then simplifyIndexMath.
 ir::PrimFuncRef lowerForCodegen(const ir::PrimFuncRef& f);

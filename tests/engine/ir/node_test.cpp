@@ -35,7 +35,10 @@ TEST(Node, RefCountingReleasesNodes) {
 TEST(Node, ConstructorsValidate) {
   EXPECT_THROW(primVar("x", DataType::Int64()) + floatImm(1.0), Error);
   auto buf = makeBuffer("A", DataType::Float32(), {intImm(4), intImm(4)});
-  EXPECT_THROW(make<BufferLoad>(buf, std::vector<PrimExpr>{intImm(0)}), Error);
+  // ndim indices, or one flat row-major index (FlattenBuffers); nothing else.
+  EXPECT_THROW(make<BufferLoad>(buf, std::vector<PrimExpr>{intImm(0), intImm(1), intImm(2)}),
+               Error);
+  EXPECT_NO_THROW(make<BufferLoad>(buf, std::vector<PrimExpr>{intImm(5)}));
   EXPECT_THROW(make<PrimCall>(DataType::Float32(), "no_such_intrinsic", std::vector<PrimExpr>{}),
                Error);
 }

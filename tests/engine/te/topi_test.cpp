@@ -97,36 +97,15 @@ TEST(Topi, UnaryFamily) {
   EXPECT_THROW(topi::clip(X, 1, 0), Error);
 }
 
-TEST(Topi, Float32ErfIsWithinHalfAMicroOfTheExactErfAndKeepsNaN) {
-  // Dense over [-6, 6] (the approximation clamps at +-4) plus the specials.
-  std::vector<float> v;
-  for (int i = -6000; i <= 6000; ++i)
-    v.push_back(float(i) / 1000.0f);
-  for (float s : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN})
-    v.push_back(s);
-  int64_t n = int64_t(v.size());
-  auto X = placeholder(dims({n}), f32, "X");
-  auto y = run({X, topi::erf(X)}, {unity::Tensor::fromFloats({n}, v)}, {n});
-  double worst = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(v[size_t(i)])) {
-      EXPECT_TRUE(std::isnan(y.getDouble(i)));
-      continue;
-    }
-    double err = std::fabs(y.getDouble(i) - std::erf(double(v[size_t(i)])));
-    worst = std::max(worst, err);
-    EXPECT_LE(err, 5e-7) << "erf(" << v[size_t(i)] << ")";
-  }
-  EXPECT_GT(worst, 0.0); // an approximation, not the libm call
-  // float64 keeps the exact libm erf.
-  auto X64 = placeholder(dims({3}), DataType::Float(64), "X");
-  unity::Tensor x64(DataType::Float(64), {3});
+TEST(Topi, ErfIsTheIntrinsicCall) {
+  // The float32 approximation is LowerIntrinsics' job (tested there); topi
+  // emits the exact intrinsic, which the interpreter evaluates with std::erf.
+  auto X = placeholder(dims({3}), f32, "X");
+  const std::vector<float> x{0.5f, -1.25f, 2.0f};
+  auto y = run({X, topi::erf(X)}, {unity::Tensor::fromFloats({3}, x)}, {3});
   const double d[3] = {0.5, -1.25, 2.0};
   for (int i = 0; i < 3; ++i)
-    x64.setDouble(i, d[i]);
-  auto y64 = run({X64, topi::erf(X64)}, {x64}, {3});
-  for (int i = 0; i < 3; ++i)
-    EXPECT_NEAR(y64.getDouble(i), std::erf(d[i]), 1e-15);
+    EXPECT_NEAR(y.getDouble(i), std::erf(d[i]), 1e-7);
 }
 
 TEST(Topi, WhereBroadcastsThreeWays) {

@@ -1,0 +1,152 @@
+// UnrollLoops: `unrolled` loops that are small enough become straight-line
+// code in the IR.
+//
+// Algorithm: a post-order walk (inner loops first, so a nest of unrolled
+// loops expands from the inside and the size test sees the expanded inner
+// code). For each For of kind Unrolled with a constant extent e:
+//   size = number of IR nodes (statements and scalar expressions) in its body;
+//   if e * size <= kMaxUnrollNodes, the loop is replaced by the sequence of e
+//   copies of its body, copy k with the loop variable replaced by min + k
+//   and simplified (so A[i*4 + u] becomes A[i*4 + 2]). Every variable and
+//   buffer the body defines (inner loop variables, lets, allocations) is
+//   renamed to a fresh node in each copy, so the result keeps the rule that
+//   each variable is bound once and prints/parses back to an equal module.
+// A loop over the bound, or with a symbolic extent, stays a loop and keeps
+// its kind: codegen marks it `llvm.loop.unroll.full` and LLVM decides.
+//
+// The bound. The default schedule's register tile (default_schedule.cpp) is
+// `for u_i in unroll(U) { for x_i in vectorized(V) { C[..] += A[..] * B[..] } }`
+// with U <= 8: about 8 x 30 nodes, well under the bound, so it expands to U
+// vectorized x_i loops: the same code LLVM's full unroll produced from the
+// hint (bench_kernels matmul/conv GFLOP/s unchanged, see docs/benchmarks.md).
+// The bound (1024 nodes, about 40 statements of ordinary index math) keeps
+// the printed IR readable and the LLVM input small: larger bodies are
+// unrolled by LLVM after vectorization, where its own cost model applies.
+#include <unordered_map>
+
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/support/error.h"
+#include "engine/transform/tir_lower.h"
+
+namespace unity::transform {
+
+using namespace ir;
+
+namespace {
+
+int64_t countNodes(const Stmt& s) {
+  struct Counter : StmtVisitor {
+    int64_t n = 0;
+    using StmtVisitor::visit;
+    void visit(const PrimExpr& e) override {
+      ++n;
+      StmtVisitor::visit(e);
+    }
+    void visit(const Stmt& s) override {
+      ++n;
+      StmtVisitor::visit(s);
+    }
+  } c;
+  c.visit(s);
+  return c.n;
+}
+
+/// A copy of a statement with every variable and buffer it defines replaced
+/// by a fresh node, and `subst` applied to the free variables.
+class FreshCopy : public StmtMutator {
+public:
+  explicit FreshCopy(std::unordered_map<const PrimVar*, PrimExpr> subst)
+      : vars_(std::move(subst)) {}
+
+  using StmtMutator::mutate;
+
+protected:
+  PrimExpr visitLeaf(const PrimExpr& self) override {
+    if (auto* v = as<PrimVar>(self)) {
+      auto it = vars_.find(v);
+      if (it != vars_.end())
+        return it->second;
+    }
+    return self;
+  }
+  BufferRef mutateBuffer(const BufferRef& b) override {
+    auto it = buffers_.find(b.get());
+    return it == buffers_.end() ? b : it->second;
+  }
+  Ref<PrimVar> fresh(const Ref<PrimVar>& v) {
+    auto n = primVar(v->name, v->dtype);
+    vars_[v.get()] = n;
+    return n;
+  }
+
+  Stmt visitFor(const For* op, const Stmt&) override {
+    PrimExpr mn = mutate(op->min), ext = mutate(op->extent);
+    auto v = fresh(op->var);
+    return make<For>(v, mn, ext, op->forKind, mutate(op->body), op->annotations);
+  }
+  Stmt visitLetStmt(const LetStmt* op, const Stmt&) override {
+    PrimExpr value = mutate(op->value);
+    auto v = fresh(op->var);
+    return make<LetStmt>(v, value, mutate(op->body));
+  }
+  PrimExpr visitPrimLet(const PrimLet* op, const PrimExpr&) override {
+    PrimExpr value = mutate(op->value);
+    auto v = fresh(op->var);
+    return make<PrimLet>(v, value, mutate(op->body));
+  }
+  Stmt visitAllocate(const Allocate* op, const Stmt&) override {
+    const BufferRef& b = op->buffer;
+    std::vector<PrimExpr> shape;
+    mutateList(b->shape, shape);
+    BufferRef nb = makeBuffer(b->name, b->dtype, shape, b->scope);
+    buffers_[b.get()] = nb;
+    return make<Allocate>(nb, mutate(op->body));
+  }
+  Stmt visitBlock(const Block* op, const Stmt&) override {
+    throw Error("UnrollLoops: block '" + op->name +
+                "' must be lowered first (run LowerBlocks before UnrollLoops)");
+  }
+
+private:
+  std::unordered_map<const PrimVar*, PrimExpr> vars_;
+  std::unordered_map<const Buffer*, BufferRef> buffers_;
+};
+
+class Unroller : public StmtMutator {
+protected:
+  Stmt visitFor(const For* op, const Stmt& self) override {
+    Stmt s = StmtMutator::visitFor(op, self);
+    auto* f = as<For>(s);
+    if (f->forKind != ForKind::Unrolled)
+      return s;
+    auto extent = asConstInt(f->extent);
+    if (!extent || *extent < 0)
+      return s;
+    int64_t size = countNodes(f->body);
+    if (*extent > kMaxUnrollNodes || *extent * size > kMaxUnrollNodes)
+      return s;
+    std::vector<Stmt> copies;
+    for (int64_t k = 0; k < *extent; ++k) {
+      PrimExpr value = f->min + makeConst(f->min->dtype, double(k));
+      FreshCopy copy({{f->var.get(), cast(f->var->dtype, value)}});
+      copies.push_back(arith::simplify(copy.mutate(f->body)));
+    }
+    return seqStmt(std::move(copies));
+  }
+  Stmt visitBlock(const Block* op, const Stmt&) override {
+    throw Error("UnrollLoops: block '" + op->name +
+                "' must be lowered first (run LowerBlocks before UnrollLoops)");
+  }
+};
+
+} // namespace
+
+PrimFuncRef unrollLoops(const PrimFuncRef& f) {
+  if (!f)
+    throw Error("UnrollLoops: null function");
+  Unroller unroller;
+  return mutatePrimFunc(unroller, f);
+}
+
+} // namespace unity::transform

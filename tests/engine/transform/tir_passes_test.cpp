@@ -1,0 +1,419 @@
+// The tensor-level lowering passes of the default pipeline (FlattenBuffers,
+// LowerIntrinsics, UnrollLoops, VectorizeLoops) on small hand-written
+// functions: the property each pass promises (checked by walking the
+// result), that an input with nothing to do comes back as the same node, that
+// the result is well formed and survives a print/parse round trip, and that it
+// computes what the input did (the reference interpreter runs both and checks
+// every access against the buffer's bounds).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "engine/build.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/ir/structural.h"
+#include "engine/ir/well_formed.h"
+#include "engine/te/interpreter.h"
+#include "engine/te/te.h"
+#include "engine/te/topi.h"
+#include "engine/text/parser.h"
+#include "engine/text/printer.h"
+#include "engine/transform/registry.h"
+#include "engine/transform/tir_lower.h"
+#include "tests/engine/te/te_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using unity::te::testing::allClose;
+using unity::te::testing::randomTensor;
+
+namespace {
+
+PrimFuncRef parseFunc(const std::string& text) {
+  IRModule m = text::parseModule(text, "tir_passes_test");
+  auto f = cast<PrimFunc>(m->lookup("f"));
+  EXPECT_TRUE(f);
+  return f;
+}
+
+/// Well formed, and print -> parse gives a structurally equal function.
+void expectWellFormedAndRoundTrips(const PrimFuncRef& f) {
+  IRModule m = makeModule({{"f", f}});
+  for (auto& i : checkWellFormed(m))
+    ADD_FAILURE() << issueStr(i);
+  std::string text = text::printModule(m);
+  IRModule back = text::parseModule(text, "roundtrip");
+  EXPECT_TRUE(structuralEqual(back->lookup("f"), f)) << text;
+}
+
+/// Runs both functions on the same random inputs; the last buffer is the output.
+void expectSameResults(const PrimFuncRef& a, const PrimFuncRef& b,
+                       const std::vector<std::vector<int64_t>>& shapes, double tol = 1e-6) {
+  std::vector<Tensor> ta, tb;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    ta.push_back(randomTensor(shapes[i], 100 + static_cast<uint32_t>(i), -3.0, 3.0));
+    tb.push_back(ta.back());
+  }
+  std::vector<Tensor*> pa, pb;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    pa.push_back(&ta[i]);
+    pb.push_back(&tb[i]);
+  }
+  te::interpretPrimFunc(a, pa);
+  te::interpretPrimFunc(b, pb);
+  EXPECT_TRUE(allClose(tb.back(), ta.back(), tol));
+}
+
+std::vector<const For*> loops(const PrimFuncRef& f) {
+  std::vector<const For*> out;
+  walkStmt(f->body, [&](const Stmt& s) {
+    if (auto* l = as<For>(s))
+      out.push_back(l);
+  });
+  return out;
+}
+
+int countCalls(const PrimFuncRef& f, const std::string& op) {
+  struct Counter : StmtVisitor {
+    const std::string* op = nullptr;
+    int n = 0;
+    using StmtVisitor::visit;
+    void visit(const PrimExpr& e) override {
+      if (auto* c = as<PrimCall>(e); c && c->op == *op)
+        ++n;
+      StmtVisitor::visit(e);
+    }
+  } c;
+  c.op = &op;
+  c.visit(f->body);
+  return c.n;
+}
+
+} // namespace
+
+// ------------------------------------------------------------ FlattenBuffers
+
+TEST(FlattenBuffers, AccessesGetOneRowMajorIndexAndTemporariesAFlatShape) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((n, 4, 3), "float32"), B: T.Buffer((n, 4), "float32")):
+    with T.allocate((4, 8), "float32") as tmp:
+        for i in T.serial(n):
+            for j in T.serial(4):
+                tmp[j, 0] = T.float32(0.0)
+                for k in T.serial(3):
+                    tmp[j, 0] = tmp[j, 0] + A[i, j, k]
+                B[i, j] = tmp[j, 0] * T.float32(0.5)
+)");
+  auto g = transform::flattenBuffers(f);
+  ASSERT_NE(g.get(), f.get());
+  EXPECT_TRUE(transform::hasFlatBuffers(*g));
+  // Parameters keep their declaration (the calling convention).
+  EXPECT_EQ(g->params[0].buffer.get(), f->params[0].buffer.get());
+  int accesses = 0;
+  walkStmt(g->body, [&](const Stmt& s) {
+    if (auto* a = as<Allocate>(s)) {
+      ASSERT_EQ(a->buffer->ndim(), 1);
+      EXPECT_TRUE(isConstInt(a->buffer->shape[0], 32));
+    }
+    if (auto* st = as<BufferStore>(s)) {
+      EXPECT_EQ(st->indices.size(), 1u);
+      ++accesses;
+    }
+  });
+  std::function<void(const PrimExpr&)> loadsOf = [&](const PrimExpr& e) {
+    walkPrimExpr(e, [&](const PrimExpr& x) {
+      if (auto* l = as<BufferLoad>(x)) {
+        EXPECT_EQ(l->indices.size(), 1u) << l->buffer->name;
+        ++accesses;
+      }
+    });
+  };
+  walkStmt(g->body, [&](const Stmt& s) {
+    if (auto* st = as<BufferStore>(s))
+      loadsOf(st->value);
+  });
+  EXPECT_EQ(accesses, 3 + 3);
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{5, 4, 3}, {5, 4}});
+  // Idempotent: a flattened function has nothing left to flatten.
+  EXPECT_EQ(transform::flattenBuffers(g).get(), g.get());
+}
+
+TEST(FlattenBuffers, SymbolicShapesGiveSymbolicStrides) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((m, n), "float32"), B: T.Buffer((n, m), "float32")):
+    for i in T.serial(m):
+        for j in T.serial(n):
+            B[j, i] = A[i, j]
+)");
+  auto g = transform::flattenBuffers(f);
+  ASSERT_NE(g.get(), f.get());
+  auto ls = loops(g);
+  ASSERT_EQ(ls.size(), 2u);
+  auto* store = as<BufferStore>(ls[1]->body);
+  ASSERT_TRUE(store);
+  auto* load = as<BufferLoad>(store->value);
+  ASSERT_TRUE(load);
+  PrimExpr i = ls[0]->var, j = ls[1]->var;
+  PrimExpr m = f->params[0].buffer->shape[0], n = f->params[0].buffer->shape[1];
+  // B[j, i] -> B[j * m + i], A[i, j] -> A[i * n + j]: symbolic strides.
+  ASSERT_EQ(store->indices.size(), 1u);
+  ASSERT_EQ(load->indices.size(), 1u);
+  EXPECT_TRUE(arith::provablyEqual(store->indices[0], j * m + i));
+  EXPECT_TRUE(arith::provablyEqual(load->indices[0], i * n + j));
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{3, 5}, {5, 3}});
+}
+
+TEST(FlattenBuffers, OneDimensionalFunctionIsUnchanged) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    with T.allocate((8,), "float32") as t:
+        for i in T.serial(8):
+            t[i] = A[i]
+            B[i] = t[i]
+)");
+  EXPECT_EQ(transform::flattenBuffers(f).get(), f.get());
+}
+
+TEST(FlattenBuffers, WellFormedCheckerStillRejectsStrayFlatAccessesElsewhere) {
+  // One index for a 2-D buffer is only well formed in a flattened function.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((2, 4), "float32"), B: T.Buffer((2, 4), "float32")):
+    for i in T.serial(8):
+        B[i] = A[i]
+)");
+  EXPECT_FALSE(checkWellFormed(makeModule({{"f", f}})).empty());
+  auto marked =
+      make<PrimFunc>(f->params, f->body, f->attrs.with(transform::kBuffersFlatAttr, true));
+  EXPECT_TRUE(checkWellFormed(makeModule({{"f", marked}})).empty());
+}
+
+/// A module whose kernel has symbolic 2-D buffers and a 2-D temporary.
+const char* kKernelModule = R"(
+@R.function
+def main(x: R.Tensor((n, 6), "float32")) -> R.Tensor((n, 6), "float32"):
+    R.func_attr({"global_symbol": "main"})
+    with R.dataflow():
+        gv: R.Tensor((n, 6), "float32") = R.call_tir(f, (x,), out_sinfo=R.Tensor((n, 6), "float32"))
+        R.output(gv)
+    return gv
+
+@T.prim_func
+def f(A: T.Buffer((n, 6), "float32"), B: T.Buffer((n, 6), "float32")):
+    T.func_attr({"global_symbol": "f", "num_outputs": 1})
+    with T.allocate((n, 6), "float32") as tmp:
+        for i in T.serial(n):
+            for j in T.serial(6):
+                tmp[i, j] = T.sigmoid(A[i, j]) * T.float32(2.0)
+            for j2 in T.serial(6):
+                B[i, j2] = tmp[i, 5 - j2] + T.erf(A[i, j2])
+)";
+
+TEST(FlattenBuffers, CodegenRunsFlattenedAndUnflattenedFunctionsAlike) {
+  IRModule m = text::parseModule(kKernelModule, "tir_passes_test");
+  BuildOptions flat, plain;
+  flat.passes = {"Normalize", "FlattenBuffers", "LowerIntrinsics", "LowerToExecutor"};
+  plain.passes = {"Normalize", "LowerToExecutor"};
+  std::vector<Tensor> in{randomTensor({7, 6}, 3, -3.0, 3.0)};
+  for (const char* target : {"llvm", "c"}) {
+    flat.target = plain.target = target;
+    BuildResult a = build(m, flat), b = build(m, plain);
+    ASSERT_TRUE(a.executable && b.executable) << target;
+    EXPECT_TRUE(transform::hasFlatBuffers(*cast<PrimFunc>(a.lowered->lookup("f"))));
+    auto ra = a.executable->runTensors(in), rb = b.executable->runTensors(in);
+    ASSERT_EQ(ra.size(), 1u);
+    // erf: the rational approximation against libm, 4.2e-7 apart at most.
+    EXPECT_TRUE(allClose(ra[0], rb[0], 1e-6)) << target;
+  }
+}
+
+// ----------------------------------------------------------- LowerIntrinsics
+
+TEST(LowerIntrinsics, Float32ErfIsWithinHalfAMicroOfTheExactErfAndKeepsNaN) {
+  // Dense over [-6, 6] (the approximation clamps at +-4) plus the specials.
+  std::vector<float> v;
+  for (int i = -6000; i <= 6000; ++i)
+    v.push_back(float(i) / 1000.0f);
+  for (float s : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN})
+    v.push_back(s);
+  int64_t n = int64_t(v.size());
+  auto X = te::placeholder({intImm(n)}, DataType::Float32(), "X");
+  PrimFuncRef f = transform::lowerBlocks(te::createPrimFunc({X, te::topi::erf(X)}));
+  ASSERT_EQ(countCalls(f, "erf"), 1);
+  PrimFuncRef g = transform::lowerIntrinsics(f);
+  EXPECT_EQ(countCalls(g, "erf"), 0);
+  expectWellFormedAndRoundTrips(g);
+  Tensor x = Tensor::fromFloats({n}, v), y(DataType::Float32(), {n});
+  te::interpretPrimFunc(g, {&x, &y});
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(v[size_t(i)])) {
+      EXPECT_TRUE(std::isnan(y.getDouble(i)));
+      continue;
+    }
+    double err = std::fabs(y.getDouble(i) - std::erf(double(v[size_t(i)])));
+    worst = std::max(worst, err);
+    EXPECT_LE(err, 5e-7) << "erf(" << v[size_t(i)] << ")";
+  }
+  EXPECT_GT(worst, 0.0); // an approximation, not the libm call
+}
+
+TEST(LowerIntrinsics, RsqrtAndSigmoidBecomeArithmeticOverSqrtAndExp) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in T.serial(16):
+        B[i] = T.sigmoid(A[i]) + T.rsqrt(T.fabs(A[i]) + T.float32(0.5))
+)");
+  auto g = transform::lowerIntrinsics(f);
+  ASSERT_NE(g.get(), f.get());
+  EXPECT_EQ(countCalls(g, "sigmoid"), 0);
+  EXPECT_EQ(countCalls(g, "rsqrt"), 0);
+  EXPECT_EQ(countCalls(g, "exp"), 1);
+  EXPECT_EQ(countCalls(g, "sqrt"), 1);
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{16}, {16}}, 1e-6);
+}
+
+TEST(LowerIntrinsics, NothingToExpandReturnsTheSameFunction) {
+  // exp maps onto an LLVM intrinsic, float64 erf onto libm: both stay.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "float64"), B: T.Buffer((4,), "float64")):
+    for i in T.serial(4):
+        B[i] = T.erf(A[i]) + T.exp(A[i])
+)");
+  EXPECT_EQ(transform::lowerIntrinsics(f).get(), f.get());
+}
+
+// --------------------------------------------------------------- UnrollLoops
+
+TEST(UnrollLoops, SmallConstantLoopBecomesCopiesWithFreshInnerVariables) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for u in T.unroll(4):
+        for x in T.vectorized(8):
+            B[u, x] = A[u, x] * T.float32(3.0)
+)");
+  auto g = transform::unrollLoops(f);
+  ASSERT_NE(g.get(), f.get());
+  auto ls = loops(g);
+  ASSERT_EQ(ls.size(), 4u); // four copies of the x loop, no u loop
+  for (size_t k = 0; k < ls.size(); ++k) {
+    EXPECT_EQ(ls[k]->forKind, ForKind::Vectorized);
+    for (size_t j = 0; j < k; ++j)
+      EXPECT_NE(ls[k]->var.get(), ls[j]->var.get()) << "each copy binds its own variable";
+    auto* st = as<BufferStore>(ls[k]->body);
+    ASSERT_TRUE(st);
+    EXPECT_TRUE(isConstInt(st->indices[0], int64_t(k)));
+  }
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{4, 8}, {4, 8}});
+}
+
+TEST(UnrollLoops, LargeOrSymbolicLoopsStayLoops) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((n, 4096), "float32"), B: T.Buffer((n, 4096), "float32")):
+    for i in T.unroll(n):
+        for j in T.unroll(4096):
+            B[i, j] = A[i, j] + T.float32(1.0)
+)");
+  // 4096 copies exceed kMaxUnrollNodes; n is unknown.
+  EXPECT_EQ(transform::unrollLoops(f).get(), f.get());
+}
+
+// ------------------------------------------------------------ VectorizeLoops
+
+TEST(VectorizeLoops, LegalLoopsKeepTheirMarkIncludingTailsAndSymbolicExtents) {
+  // 13 is no multiple of any vector width: LLVM adds the scalar remainder.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((n, 13), "float32"), B: T.Buffer((n, 13), "float32")):
+    for i in T.serial(n):
+        for j in T.vectorized(13):
+            if A[i, j] > T.float32(0.0):
+                B[i, j] = T.exp(A[i, j])
+    for i2 in T.vectorized(n):
+        B[i2, 0] = T.sqrt(T.fabs(A[i2, 0]))
+)");
+  EXPECT_EQ(transform::vectorizeLoops(f).get(), f.get());
+}
+
+TEST(VectorizeLoops, IllegalLoopsBecomeSerialWithTheReason) {
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i in T.vectorized(8):
+        for j in T.serial(8):
+            B[i, j] = A[i, j]
+    for i2 in T.serial(8):
+        for j2 in T.vectorized(8):
+            B[i2, j2] = T.tanh(A[i2, j2])
+    for i3 in T.vectorized(1):
+        B[i3, 0] = A[i3, 0]
+    for i4 in T.serial(8):
+        for j4 in T.vectorized(8):
+            with T.allocate((1,), "float32") as t:
+                t[0] = A[i4, j4]
+                B[i4, j4] = t[0]
+)");
+  auto g = transform::vectorizeLoops(f);
+  ASSERT_NE(g.get(), f.get());
+  std::map<std::string, std::string> reasons;
+  for (auto* l : loops(g)) {
+    EXPECT_NE(l->forKind, ForKind::Vectorized) << l->var->name;
+    reasons[l->var->name] = l->annotations.getString(transform::kVectorizeRejectedAttr);
+  }
+  EXPECT_NE(reasons["i"].find("innermost"), std::string::npos) << reasons["i"];
+  EXPECT_NE(reasons["j2"].find("tanh"), std::string::npos) << reasons["j2"];
+  EXPECT_NE(reasons["i3"].find("extent 1"), std::string::npos) << reasons["i3"];
+  EXPECT_NE(reasons["j4"].find("allocates"), std::string::npos) << reasons["j4"];
+  EXPECT_EQ(reasons["j"], "");
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{8, 8}, {8, 8}});
+}
+
+// ------------------------------------------------------------------ pipeline
+
+TEST(TirPasses, DefaultPipelineRecordsEachTensorPassBeforeLowerToExecutor) {
+  auto* p = transform::findPipeline("default");
+  ASSERT_NE(p, nullptr);
+  const std::vector<std::string> tail = {"StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
+                                         "UnrollLoops",    "VectorizeLoops", "LowerToExecutor"};
+  ASSERT_GE(p->passes.size(), tail.size());
+  EXPECT_EQ(std::vector<std::string>(p->passes.end() - long(tail.size()), p->passes.end()), tail);
+  for (auto& name : tail)
+    EXPECT_NE(transform::findPass(name), nullptr) << name;
+
+  IRModule m = text::parseModule(kKernelModule, "tir_passes_test");
+  BuildOptions opts; // the default pipeline, recorded
+  BuildResult r = build(m, opts);
+  std::map<std::string, bool> changed;
+  for (auto& rec : r.records)
+    changed[rec.name] = changed[rec.name] || rec.changed;
+  EXPECT_TRUE(changed["FlattenBuffers"]);
+  EXPECT_TRUE(changed["LowerIntrinsics"]); // sigmoid and erf
+  auto f = cast<PrimFunc>(r.lowered->lookup("f"));
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(transform::hasFlatBuffers(*f));
+  EXPECT_EQ(countCalls(f, "erf"), 0);
+  std::vector<Tensor> in{randomTensor({5, 6}, 9, -3.0, 3.0)};
+  auto out = r.executable->runTensors(in);
+  ASSERT_EQ(out.size(), 1u);
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 6; ++j) {
+      double a = in[0].getDouble(i * 6 + j), a5 = in[0].getDouble(i * 6 + 5 - j);
+      double want = 2.0 / (1.0 + std::exp(-a5)) + std::erf(a);
+      EXPECT_NEAR(out[0].getDouble(i * 6 + j), want, 2e-6);
+    }
+}
