@@ -308,8 +308,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
 /// Symbolic extents (the sequence length): loop `l` of `rv` (one of its own
 /// loops) is moved outermost among them and split by `factor` into a
 /// predicate-free main nest and a tail loop (splitWithTail). The main block
-/// is then scheduled again with the outer half in the role `role` (x_o or
-/// u_o) of the tile, so that the register tile of the static case applies
+/// is then scheduled again with the outer half standing for x_o (asX) or
+/// u_o of the tile, so that the register tile of the static case applies
 /// to it unchanged; the tail block (the last n % factor iterations) gets
 /// the same rule without further tail splits, its own failure leaving it
 /// as it is.
