@@ -7,12 +7,22 @@
 //  - split(l, [f0..fn]): l = min + ((l0*f1 + l1)*f2 + l2)...; when the
 //    product P exceeds the extent E, the blocks under l get the predicate
 //    fused < E (an exact split needs none).
+//  - splitWithTail(l, f): a loop of any extent E (symbolic included) becomes
+//    a main nest `for l0 < E / f: for l1 < f: body[l := min + l0*f + l1]`
+//    followed by a tail nest `for lt < E % f: body'[l := min + E/f*f + lt]`
+//    (/ and % floored). The tail is a copy of the body with fresh loop and
+//    iteration variables and its blocks renamed "<name>_tail": no block
+//    gets a predicate, so the main nest has the same branch-free shape as a
+//    constant split and a register tile inside it stays in registers. A
+//    constant E divisible by f gets no tail.
 //  - fuse(l0..ln): li = min_i + (f / stride_i) % ext_i (no % for the first,
 //    no / for the last).
 //  - reorder: the loops of a perfectly nested chain are permuted; loops not
 //    named keep their positions.
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/ir/arith.h"
 #include "engine/schedule/schedule.h"
@@ -55,7 +65,103 @@ Stmt predicateBlocks(const Stmt& s, const PrimExpr& cond, const std::string& loo
   return a.mutate(s);
 }
 
+/// Copies a statement with fresh loop and block iteration variables and
+/// renames its blocks through `rename`; fails on blocks that allocate (the
+/// copy would share their buffers).
+struct FreshCopy : StmtMutator {
+  std::unordered_map<const PrimVar*, PrimExpr> map;
+  std::function<std::string(const std::string&)> rename;
+  std::string loop;
+  using StmtMutator::mutate;
+  PrimExpr visitLeaf(const PrimExpr& self) override {
+    if (auto* v = as<PrimVar>(self)) {
+      auto it = map.find(v);
+      if (it != map.end())
+        return it->second;
+    }
+    return self;
+  }
+  Stmt visitFor(const For* op, const Stmt&) override {
+    auto nv = primVar(op->var->name, op->var->dtype);
+    map[op->var.get()] = nv;
+    return make<For>(nv, mutate(op->min), mutate(op->extent), op->forKind, mutate(op->body),
+                     op->annotations);
+  }
+  Stmt visitLetStmt(const LetStmt* op, const Stmt&) override {
+    auto nv = primVar(op->var->name, op->var->dtype);
+    PrimExpr value = mutate(op->value);
+    map[op->var.get()] = nv;
+    return make<LetStmt>(nv, value, mutate(op->body));
+  }
+  Stmt visitBlock(const Block* op, const Stmt&) override {
+    if (!op->allocs.empty())
+      throw Error("schedule: splitWithTail: block '" + op->name + "' under loop '" + loop +
+                  "' allocates buffers; its tail copy would share them");
+    std::vector<IterVar> iters;
+    for (auto& iv : op->iters) {
+      auto nv = primVar(iv.var->name, iv.var->dtype);
+      map[iv.var.get()] = nv;
+      iters.push_back(IterVar{nv, {mutate(iv.dom.min), mutate(iv.dom.extent)}, iv.type});
+    }
+    std::vector<PrimExpr> bindings;
+    mutateList(op->bindings, bindings);
+    std::vector<BufferRegion> reads, writes;
+    mutateRegions(op->reads, reads);
+    mutateRegions(op->writes, writes);
+    Stmt init = op->init ? mutate(op->init) : op->init;
+    Stmt body = mutate(op->body);
+    PrimExpr pred = op->predicate ? mutate(op->predicate) : op->predicate;
+    return make<Block>(rename(op->name), std::move(iters), std::move(bindings), std::move(reads),
+                       std::move(writes), init, body, op->allocs, pred, op->annotations);
+  }
+};
+
 } // namespace
+
+std::vector<LoopRV> Schedule::splitWithTail(const LoopRV& rv, int64_t factor) {
+  auto f = loop(rv);
+  const std::string name = f->var->name;
+  LoopLocator where = locate(rv);
+  if (factor < 1)
+    throw Error("schedule: splitWithTail: loop '" + name + "': factor " + std::to_string(factor) +
+                " is not positive");
+  DataType t = f->var->dtype;
+  PrimExpr fac = makeConst(t, double(factor));
+  PrimExpr mainExt = arith::simplify(floordiv(f->extent, fac));
+  PrimExpr tailExt = arith::simplify(floormod(f->extent, fac));
+  auto outer = primVar(name + "_0", t), inner = primVar(name + "_1", t);
+  PrimExpr idx = outer * fac + PrimExpr(inner);
+  PrimExpr orig = isConstInt(f->min, 0) ? idx : f->min + idx;
+  Stmt mainBody = substitute(f->body, {{f->var.get(), arith::simplify(orig)}});
+  Stmt mainNest = make<For>(outer, makeConst(t, 0), mainExt, ForKind::Serial,
+                            make<For>(inner, makeConst(t, 0), fac, ForKind::Serial, mainBody));
+  std::vector<LoopRV> out{LoopRV{outer}, LoopRV{inner}};
+  Stmt replacement = mainNest;
+  if (!isConstInt(tailExt, 0)) {
+    std::unordered_set<std::string> taken;
+    for (auto* b : blocksUnder(func_->body))
+      taken.insert(b->name);
+    FreshCopy copy;
+    copy.loop = name;
+    copy.rename = [&](const std::string& n) {
+      std::string c = n + "_tail";
+      for (int k = 1; taken.count(c); ++k)
+        c = n + "_tail" + std::to_string(k);
+      taken.insert(c);
+      return c;
+    };
+    auto tail = primVar(name + "_tail", t);
+    PrimExpr start = arith::simplify(mainExt * fac);
+    PrimExpr tidx = isConstInt(f->min, 0) ? start + PrimExpr(tail) : f->min + start + tail;
+    Stmt tailBody = copy.mutate(substitute(f->body, {{f->var.get(), arith::simplify(tidx)}}));
+    replacement = make<SeqStmt>(std::vector<Stmt>{
+        mainNest, make<For>(tail, makeConst(t, 0), tailExt, ForKind::Serial, tailBody)});
+    out.push_back(LoopRV{tail});
+  }
+  setBody(replaceStmt(func_->body, f.get(), replacement));
+  trace_.append({"split_tail", {}, {where}, {factor}});
+  return out;
+}
 
 std::vector<LoopRV> Schedule::split(const LoopRV& rv, std::vector<int64_t> factors) {
   auto f = loop(rv);

@@ -296,6 +296,12 @@ void Schedule::apply(const Instruction& in) {
   if (in.kind == "split") {
     needLoops(1);
     split(loops[0], in.decision);
+  } else if (in.kind == "split_tail") {
+    needLoops(1);
+    if (in.decision.size() != 1)
+      throw Error("schedule replay: 'split_tail' expects one factor, got " +
+                  std::to_string(in.decision.size()));
+    splitWithTail(loops[0], in.decision[0]);
   } else if (in.kind == "fuse") {
     needLoops(2, true);
     fuse(loops);

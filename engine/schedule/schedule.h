@@ -17,6 +17,8 @@
 // Splits are exact or predicated: when the product of the factors exceeds
 // the extent, every block under the loop gets the predicate
 // `original index < extent` (TVM's behaviour); only constant extents split.
+// splitWithTail splits any extent into a predicate-free main nest and a
+// remainder loop (a copy of the body), for symbolic extents.
 #include <string>
 #include <vector>
 
@@ -58,6 +60,12 @@ public:
   /// one factor may be -1 (inferred as ceil(extent / product of the others)).
   /// Returns the new loops, outermost first.
   std::vector<LoopRV> split(const LoopRV& loop, std::vector<int64_t> factors);
+  /// Splits a loop of any extent E (symbolic included) by `factor` without
+  /// predicates: a main nest {outer < E / factor, inner < factor} and, unless
+  /// E is a constant multiple of factor, a tail loop over the E % factor
+  /// remaining iterations after it, holding a copy of the body whose blocks
+  /// are renamed "<name>_tail". Returns {outer, inner} or {outer, inner, tail}.
+  std::vector<LoopRV> splitWithTail(const LoopRV& loop, int64_t factor);
   /// Fuses perfectly nested loops (each the whole body of the previous one,
   /// outermost first) into one loop.
   LoopRV fuse(const std::vector<LoopRV>& loops);

@@ -23,7 +23,7 @@ struct LoopLocator {
 };
 
 struct Instruction {
-  /// split, fuse, reorder, parallel, vectorize, unroll, compute_inline,
+  /// split, split_tail, fuse, reorder, parallel, vectorize, unroll, compute_inline,
   /// decompose_reduction.
   std::string kind;
   std::vector<std::string> blocks;

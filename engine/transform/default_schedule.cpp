@@ -41,9 +41,18 @@
 //      positions y * Wp + x' and splits into whole vectors whatever the
 //      width (14, 28, 56); a direct NCHW convolution of width 14 would
 //      leave a scalar remainder per row.
-//    Anything a rule cannot handle (symbolic extents, loops shared by
-//    several blocks, a primitive refusing) leaves that block as it was: the
-//    schedule is tried on a copy and only kept when every step succeeded.
+//    - symbolic extents (a sequence length n): a symbolic x or u is moved
+//      outermost and cut by splitWithTail into a main nest of whole tiles
+//      (n / V by V, or n / U by U) and a remainder loop holding a copy of
+//      the block. The main block is scheduled by the rule above with the
+//      outer half standing for x_o / u_o, so it gets the static tile with
+//      no predicate anywhere in it; a symbolic u accepts any U (the tail
+//      takes the rest). The copy in the remainder is scheduled without
+//      further tail splits (U = 1, a symbolic x vectorized whole). Symbolic
+//      reduce loops stay unsplit.
+//    Anything a rule cannot handle (loops shared by several blocks, a
+//    primitive refusing) leaves that block as it was: the schedule is tried
+//    on a copy and only kept when every step succeeded.
 #include "engine/transform/default_schedule.h"
 
 #include <thread>
@@ -176,7 +185,21 @@ std::vector<OwnLoop> ownLoops(const Schedule& s, const BlockRV& rv) {
   return out;
 }
 
-/// The own loop bound to the stored buffer's last index, or -1.
+/// Whether e is `v + (terms without v)`: v moves e by steps of one.
+bool unitTerm(const PrimExpr& e, const PrimVar* v) {
+  if (e.get() == v)
+    return true;
+  auto* add = as<BinaryExpr>(e);
+  if (!add || add->kind() != NodeKind::Add)
+    return false;
+  return (unitTerm(add->a, v) && !schedule::detail::usesVar(add->b, v)) ||
+         (unitTerm(add->b, v) && !schedule::detail::usesVar(add->a, v));
+}
+
+/// The own loop that moves the stored buffer's last index by one, or -1:
+/// the innermost own loop in the binding of that index's iterator, which
+/// must be a plain term of it (`i`, or `i_0 * 64 + i_1` after a
+/// splitWithTail, or `i_tail + n / 64 * 64` in its tail).
 int contiguousLoop(const Block* b, const std::vector<OwnLoop>& loops) {
   auto* st = as<BufferStore>(b->body);
   if (!st || st->indices.empty())
@@ -185,10 +208,9 @@ int contiguousLoop(const Block* b, const std::vector<OwnLoop>& loops) {
   for (size_t i = 0; v && i < b->iters.size(); ++i) {
     if (b->iters[i].var.get() != v)
       continue;
-    auto* lv = as<PrimVar>(b->bindings[i]);
-    for (size_t k = 0; lv && k < loops.size(); ++k)
-      if (loops[k].f->var.get() == lv)
-        return static_cast<int>(k);
+    for (size_t k = loops.size(); k-- > 0;)
+      if (schedule::detail::usesVar(b->bindings[i], loops[k].f->var.get()))
+        return unitTerm(b->bindings[i], loops[k].f->var.get()) ? static_cast<int>(k) : -1;
   }
   return -1;
 }
@@ -272,7 +294,51 @@ int64_t largestDivisor(int64_t n, std::initializer_list<int64_t> options) {
   return 1;
 }
 
-void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc) {
+bool isSymbolic(const Ref<For>& f) { return !asConstInt(f->extent).has_value(); }
+
+/// Loops that an earlier symbolic-extent split (splitOffTail) already made
+/// the outer halves of x and u: they take the places of x_o and u_o.
+struct TileHints {
+  LoopRV xo, uo;
+};
+
+void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc,
+                       bool allowTail = true, TileHints hints = {});
+
+/// Symbolic extents (the sequence length): loop `l` of `rv` (one of its own
+/// loops) is moved outermost among them and split by `factor` into a
+/// predicate-free main nest and a tail loop (splitWithTail). The main block
+/// is then scheduled again with the outer half standing for x_o (asX) or
+/// u_o of the tile, so that the register tile of the static case applies
+/// to it unchanged; the tail block (the last n % factor iterations) gets
+/// the same rule without further tail splits, its own failure leaving it
+/// as it is.
+void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops, int l,
+                  int64_t factor, bool asX, TileHints hints, int numCores, const Machine& mc) {
+  std::vector<LoopRV> order{loops[l].rv};
+  for (size_t k = 0; k < loops.size(); ++k)
+    if (static_cast<int>(k) != l)
+      order.push_back(loops[k].rv);
+  if (l != 0)
+    s.reorder(order);
+  auto parts = s.splitWithTail(loops[l].rv, factor);
+  (asX ? hints.xo : hints.uo) = parts[0];
+  scheduleReduction(s, rv, numCores, mc, true, hints);
+  if (parts.size() < 3)
+    return;
+  for (auto& tb : s.getBlocksUnder(parts[2])) {
+    Schedule attempt = s;
+    try {
+      scheduleReduction(attempt, tb, numCores, mc, false);
+    } catch (const Error&) {
+      continue;
+    }
+    s = attempt;
+  }
+}
+
+void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc,
+                       bool allowTail, TileHints hints) {
   auto loops = ownLoops(s, rv);
   auto blk = s.block(rv);
   if (loops.empty() || !as<BufferStore>(blk->body))
@@ -287,6 +353,11 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
     return;
   int x = contiguousLoop(blk.get(), loops);
   int64_t ex = x >= 0 ? constExtent(loops[x].f) : -1;
+  bool symX = x >= 0 && isSymbolic(loops[x].f);
+  if (symX && allowTail)
+    return splitOffTail(s, rv, loops, x, 4 * mc.lanes, true, hints, numCores, mc);
+  if (symX)
+    ex = 4 * mc.lanes; // a remainder: one vectorized loop, tiled as if 4 vectors long
   if (x < 0 || ex < 2) {
     // No contiguous spatial loop to vectorize: keep the order, hoist the
     // init and parallelize the spatial loops in front of the reduction.
@@ -299,12 +370,12 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   }
   int u = -1;
   for (size_t k : spatial)
-    if (static_cast<int>(k) != x && constExtent(loops[k].f) >= 2 &&
+    if (static_cast<int>(k) != x && (constExtent(loops[k].f) >= 2 || isSymbolic(loops[k].f)) &&
+        !sameNode(loops[k].rv.var, hints.xo.var) && !sameNode(loops[k].rv.var, hints.uo.var) &&
         goodUnrollLoop(blk.get(), loops[x].f.get(), loops[k].f.get()))
       u = static_cast<int>(k);
-  for (size_t k : reduce)
-    if (constExtent(loops[k].f) < 0)
-      return;
+  // A symbolic u takes any U: the split leaves a tail (splitOffTail).
+  bool symU = u >= 0 && isSymbolic(loops[u].f);
 
   // The tile: V positions along x (whole vectors), U rows along u, at most
   // mc.accRegs accumulator registers; the most accumulators wins (FMAs per
@@ -322,7 +393,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   for (int64_t v : vs) {
     int64_t regs = (v + mc.lanes - 1) / mc.lanes;
     for (int64_t c : {8, 6, 4, 3, 2, 1}) {
-      if (c * regs > mc.accRegs || eu % c != 0 || (c > 1 && u < 0))
+      if (c * regs > mc.accRegs || (!symU && eu % c != 0) || (c > 1 && u < 0) ||
+          (c > 1 && symU && !allowTail))
         continue;
       int64_t acc = c * regs, loads = regs + c;
       if (acc > bestAcc || (acc == bestAcc && loads < bestLoads)) {
@@ -334,8 +406,10 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
       break; // the largest fitting U for this V
     }
   }
-  LoopRV xo, xi = loops[x].rv, uo, ui;
-  bool splitX = V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
+  if (symU && U > 1)
+    return splitOffTail(s, rv, loops, u, U, false, hints, numCores, mc);
+  LoopRV xo = hints.xo, xi = loops[x].rv, uo = hints.uo, ui;
+  bool splitX = !symX && V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
   if (splitX) {
     auto p = s.split(loops[x].rv, {-1, V});
     xo = p[0];
@@ -354,8 +428,11 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   }
   std::vector<LoopRV> order, outer;
   for (size_t k : spatial)
-    if (static_cast<int>(k) != x && static_cast<int>(k) != u)
+    if (static_cast<int>(k) != x && static_cast<int>(k) != u &&
+        !sameNode(loops[k].rv.var, hints.xo.var) && !sameNode(loops[k].rv.var, hints.uo.var))
       outer.push_back(loops[k].rv);
+  if (hints.xo.var && splitX)
+    outer.push_back(hints.xo);
   if (xo.var)
     outer.push_back(xo);
   if (uo.var)
