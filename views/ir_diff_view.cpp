@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPlainTextDocumentLayout>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScrollBar>
@@ -11,6 +12,8 @@
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "engine/text/printer.h"
 #include "engine/viz/loop_tree.h"
@@ -120,7 +123,12 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), functions_(new QComboBox(this)),
       diffBox_(new QCheckBox(tr("Before / after"), this)), status_(new QLabel(this)),
       splitter_(new QSplitter(Qt::Horizontal, this)), before_(makeEditor(this, "irBefore")),
-      after_(makeEditor(this, "irAfter")), loopTree_(new LoopTreeView(this)) {
+      after_(makeEditor(this, "irAfter")), loopTree_(new LoopTreeView(this)),
+      placeholder_(new QTextDocument(this)), emptyBefore_(new QTextDocument(this)) {
+  for (QTextDocument* doc : {placeholder_, emptyBefore_}) {
+    doc->setDocumentLayout(new QPlainTextDocumentLayout(doc));
+    doc->setDefaultFont(after_->font());
+  }
   setObjectName("irDiffView");
   functions_->setObjectName("irFunction");
   functions_->setToolTip(tr("Function to print (graph or tensor level)"));
@@ -161,6 +169,12 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
   refresh();
 }
 
+IrDiffView::~IrDiffView() {
+  // The editors must not outlive the cached documents they show.
+  before_->setDocument(emptyBefore_);
+  after_->setDocument(placeholder_);
+}
+
 void IrDiffView::setDiffMode(bool on) {
   diffMode_ = on;
   diffBox_->setChecked(on);
@@ -198,14 +212,68 @@ void IrDiffView::fillFunctions() {
   functions_->setCurrentIndex(i < 0 ? 0 : i);
 }
 
+std::unique_ptr<IrDiffView::Texts> IrDiffView::makeTexts(const unity::ir::IRModule& m,
+                                                         const std::string& fn) const {
+  auto t = std::make_unique<Texts>();
+  t->module = m;
+  auto makeDoc = [this](const QString& text) {
+    auto doc = std::make_unique<QTextDocument>();
+    doc->setDocumentLayout(new QPlainTextDocumentLayout(doc.get()));
+    doc->setDefaultFont(after_->font());
+    new IrHighlighter(doc.get());
+    doc->setPlainText(text);
+    return doc;
+  };
+  std::string afterText = printPart(m, fn);
+  if (!diffMode_) {
+    t->after = makeDoc(QString::fromStdString(afterText));
+    t->status = tr("step %1: %2")
+                    .arg(session_->currentStep())
+                    .arg(session_->stepName(session_->currentStep()));
+    return t;
+  }
+  t->moduleBefore = session_->moduleBefore(session_->currentStep());
+  std::string beforeText = printPart(t->moduleBefore, fn);
+  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
+  auto script = unity::viz::diffLines(a, b);
+  // Align: a filler line opposite each deletion/insertion.
+  QStringList left, right;
+  for (auto& d : script) {
+    using K = unity::viz::LineDiff::Kind;
+    if (d.kind == K::Equal) {
+      left << QString::fromStdString(a[d.left]);
+      right << QString::fromStdString(b[d.right]);
+    } else if (d.kind == K::Delete) {
+      t->deletedMarks.push_back(static_cast<int>(left.size()));
+      left << QString::fromStdString(a[d.left]);
+      right << QString();
+      ++t->deleted;
+    } else {
+      t->insertedMarks.push_back(static_cast<int>(right.size()));
+      left << QString();
+      right << QString::fromStdString(b[d.right]);
+      ++t->inserted;
+    }
+  }
+  t->before = makeDoc(left.join('\n'));
+  t->after = makeDoc(right.join('\n'));
+  t->status = tr("%1: -%2 +%3 lines")
+                  .arg(session_->stepName(session_->currentStep()))
+                  .arg(t->deleted)
+                  .arg(t->inserted);
+  return t;
+}
+
 void IrDiffView::refresh() {
   fillFunctions();
   deleted_ = inserted_ = 0;
   unity::ir::IRModule m = session_->currentModule();
   std::string fn = function().toStdString();
   if (!m) {
+    before_->setDocument(emptyBefore_);
+    after_->setDocument(placeholder_);
+    cache_.clear();
     after_->setPlainText(tr("Open a model to see its IR text."));
-    before_->clear();
     loopTree_->hide();
     status_->clear();
     return;
@@ -217,46 +285,39 @@ void IrDiffView::refresh() {
   } else {
     loopTree_->hide();
   }
-  std::string afterText = printPart(m, fn);
-  if (!diffMode_) {
-    after_->setPlainText(QString::fromStdString(afterText));
+  // The module pointers identify the texts: the entry keeps the modules
+  // alive, so an address cannot be reused while it is cached.
+  unity::ir::IRModule mb = diffMode_ ? session_->moduleBefore(session_->currentStep()) : nullptr;
+  const QString key = QStringLiteral("%1|%2|%3|%4")
+                          .arg(quintptr(m.get()))
+                          .arg(quintptr(mb.get()))
+                          .arg(function())
+                          .arg(session_->currentStep()) +
+                      (diffMode_ ? QStringLiteral("|diff") : QString());
+  auto hit = std::find_if(cache_.begin(), cache_.end(),
+                          [&](const std::unique_ptr<Texts>& t) { return t->key == key; });
+  if (hit != cache_.end()) {
+    cache_.splice(cache_.begin(), cache_, hit);
+  } else {
+    auto t = makeTexts(m, fn);
+    t->key = key;
+    cache_.push_front(std::move(t));
+  }
+  const Texts& t = *cache_.front();
+  after_->setDocument(t.after.get());
+  before_->setDocument(t.before ? t.before.get() : emptyBefore_);
+  deleted_ = t.deleted;
+  inserted_ = t.inserted;
+  if (diffMode_) {
+    markLines(before_, t.deletedMarks, Theme::instance()->colors().deletedLine);
+    markLines(after_, t.insertedMarks, Theme::instance()->colors().insertedLine);
+  } else {
     after_->setExtraSelections({});
-    status_->setText(tr("step %1: %2")
-                         .arg(session_->currentStep())
-                         .arg(session_->stepName(session_->currentStep())));
-    return;
   }
-  std::string beforeText = printPart(session_->moduleBefore(session_->currentStep()), fn);
-  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
-  auto script = unity::viz::diffLines(a, b);
-  // Align: a filler line opposite each deletion/insertion.
-  QStringList left, right;
-  std::vector<int> leftMarks, rightMarks;
-  for (auto& d : script) {
-    using K = unity::viz::LineDiff::Kind;
-    if (d.kind == K::Equal) {
-      left << QString::fromStdString(a[d.left]);
-      right << QString::fromStdString(b[d.right]);
-    } else if (d.kind == K::Delete) {
-      leftMarks.push_back(static_cast<int>(left.size()));
-      left << QString::fromStdString(a[d.left]);
-      right << QString();
-      ++deleted_;
-    } else {
-      rightMarks.push_back(static_cast<int>(right.size()));
-      left << QString();
-      right << QString::fromStdString(b[d.right]);
-      ++inserted_;
-    }
-  }
-  before_->setPlainText(left.join('\n'));
-  after_->setPlainText(right.join('\n'));
-  markLines(before_, leftMarks, Theme::instance()->colors().deletedLine);
-  markLines(after_, rightMarks, Theme::instance()->colors().insertedLine);
-  status_->setText(tr("%1: -%2 +%3 lines")
-                       .arg(session_->stepName(session_->currentStep()))
-                       .arg(deleted_)
-                       .arg(inserted_));
+  status_->setText(t.status);
+  // Drop the oldest, but never the documents the editors show.
+  while (cache_.size() > kDocumentCache)
+    cache_.pop_back();
 }
 
 IrDiffView::Binding IrDiffView::bindingAt(bool beforeSide, int line) const {

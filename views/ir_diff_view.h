@@ -7,10 +7,22 @@
 // highlighted. A PrimFunc chosen in the function list shows its loop nest
 // here and its loop-tree outline in a LoopTreeView.
 //
+// Texts are cached per (step's module, module before it, function, mode) as
+// ready-made, highlighted documents (the last kDocumentCache of them), so
+// switching back to a step swaps documents instead of printing, diffing and
+// highlighting again.
+//
 // Selection is linked with the graph: putting the cursor on a binding line
 // emits bindingSelected (the window selects that node in the graph), and
 // revealName scrolls to the binding of a node chosen in the graph.
+#include <QTextDocument>
 #include <QWidget>
+
+#include <list>
+#include <memory>
+#include <vector>
+
+#include "engine/ir/module.h"
 
 class QCheckBox;
 class QComboBox;
@@ -27,6 +39,7 @@ class IrDiffView : public QWidget {
   Q_OBJECT
 public:
   explicit IrDiffView(Session* session, QWidget* parent = nullptr);
+  ~IrDiffView() override;
 
   void setDiffMode(bool on);
   bool diffMode() const { return diffMode_; }
@@ -61,7 +74,22 @@ Q_SIGNALS:
   /// before text.
   void bindingSelected(const QString& function, const QString& name, bool beforeSide);
 
+public:
+  /// How many texts are cached (tests).
+  int cachedTexts() const { return static_cast<int>(cache_.size()); }
+  static constexpr size_t kDocumentCache = 8;
+
 private:
+  /// One shown state: the documents of both sides and their marks.
+  struct Texts {
+    QString key;
+    unity::ir::IRModule module, moduleBefore; // keep the key's pointers unique
+    std::unique_ptr<QTextDocument> before, after;
+    std::vector<int> deletedMarks, insertedMarks;
+    int deleted = 0, inserted = 0;
+    QString status;
+  };
+  std::unique_ptr<Texts> makeTexts(const unity::ir::IRModule& m, const std::string& fn) const;
   void fillFunctions();
   void onCursorMoved(bool beforeSide);
 
@@ -76,6 +104,9 @@ private:
   bool diffMode_ = false;
   bool revealing_ = false; // revealName moves the cursor: not a user choice
   int deleted_ = 0, inserted_ = 0;
+  std::list<std::unique_ptr<Texts>> cache_; // most recently shown first
+  QTextDocument* placeholder_;              // the text shown without a model
+  QTextDocument* emptyBefore_;              // the before side without a diff
 };
 
 } // namespace lowerscope
