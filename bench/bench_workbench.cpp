@@ -24,6 +24,7 @@
 #include <QTimer>
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -67,36 +68,52 @@ double cpuMs() {
          (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
+/// CPU time of the calling thread in ns.
+qint64 threadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<qint64>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
 /// The longest interval between two ticks of a 5 ms timer on the UI thread:
-/// how long the UI was unable to react.
+/// how long the UI was unable to react. On a loaded machine that includes
+/// waiting for a core, so the UI thread's CPU time between two ticks is kept
+/// too: the longest stretch of our own work without a return to the event
+/// loop.
 class Heartbeat : public QObject {
 public:
   Heartbeat() {
     timer_.setTimerType(Qt::PreciseTimer);
     timer_.setInterval(5);
     QObject::connect(&timer_, &QTimer::timeout, this, [this] {
-      const qint64 now = clock_.nsecsElapsed();
+      const qint64 now = clock_.nsecsElapsed(), cpu = threadCpuNs();
       maxGapNs_ = std::max(maxGapNs_, now - last_);
+      maxBusyNs_ = std::max(maxBusyNs_, cpu - lastCpu_);
       last_ = now;
+      lastCpu_ = cpu;
     });
   }
   void start() {
-    maxGapNs_ = 0;
+    maxGapNs_ = maxBusyNs_ = 0;
     clock_.start();
     last_ = 0;
+    lastCpu_ = threadCpuNs();
     timer_.start();
   }
   /// Stops and returns the longest gap in ms (counting up to now).
   double stop() {
     maxGapNs_ = std::max(maxGapNs_, clock_.nsecsElapsed() - last_);
+    maxBusyNs_ = std::max(maxBusyNs_, threadCpuNs() - lastCpu_);
     timer_.stop();
     return maxGapNs_ / 1e6;
   }
+  /// The most UI-thread CPU time between two ticks, in ms (after stop()).
+  double maxBusyMs() const { return maxBusyNs_ / 1e6; }
 
 private:
   QTimer timer_;
   QElapsedTimer clock_;
-  qint64 last_ = 0, maxGapNs_ = 0;
+  qint64 last_ = 0, maxGapNs_ = 0, lastCpu_ = 0, maxBusyNs_ = 0;
 };
 
 void settle(int ms) {
@@ -111,7 +128,7 @@ struct LayoutResult {
   QString engine;
   int slices = 0;
   double extractMs = 0, layoutMs = 0, labelsMs = 0, drawMs = 0, sliceMs = 0, paintMs = 0,
-         totalMs = 0, cpuMs = 0, maxGapMs = 0;
+         totalMs = 0, cpuMs = 0, maxGapMs = 0, maxBusyMs = 0;
 };
 
 LayoutResult measureLayout(const QString& path) {
@@ -142,6 +159,7 @@ LayoutResult measureLayout(const QString& path) {
   r.cpuMs = cpuMs() - cpu0;
   settle(30);
   r.maxGapMs = beat.stop();
+  r.maxBusyMs = beat.maxBusyMs();
   const LaidOutGraph& g = *view.shown();
   if (!g.error.isEmpty()) {
     std::fprintf(stderr, "bench_workbench: %s: %s\n", qPrintable(path), qPrintable(g.error));
@@ -304,7 +322,9 @@ int main(int argc, char** argv) {
                 qPrintable(name(path)), r.nodes, r.edges, qPrintable(r.engine), r.extractMs,
                 r.layoutMs, r.labelsMs, r.drawMs, r.slices, r.sliceMs, r.paintMs, r.totalMs,
                 r.maxGapMs, target < 1000 ? "0.5 s" : "5 s");
-    std::printf("%-20s (CPU time of the process meanwhile: %.0f ms)\n", "", r.cpuMs);
+    std::printf("%-20s (CPU time of the process meanwhile: %.0f ms; most UI-thread CPU time "
+                "between two heartbeats: %.1f ms)\n",
+                "", r.cpuMs, r.maxBusyMs);
   }
   std::printf("(UI gap target: 50 ms)\n\n");
 
