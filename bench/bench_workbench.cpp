@@ -21,6 +21,7 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 
 #include <sys/resource.h>
@@ -131,6 +132,8 @@ struct LayoutResult {
          totalMs = 0, cpuMs = 0, maxGapMs = 0, maxBusyMs = 0;
 };
 
+QString shotDir; // --shot: where measureLayout saves what it drew
+
 LayoutResult measureLayout(const QString& path) {
   LayoutResult r;
   // Parsing is the Open command's job, not the layout's: done beforehand.
@@ -160,6 +163,15 @@ LayoutResult measureLayout(const QString& path) {
   settle(30);
   r.maxGapMs = beat.stop();
   r.maxBusyMs = beat.maxBusyMs();
+  if (!shotDir.isEmpty()) {
+    // The whole graph, then 1:1 at its top (where the eye checks that
+    // boxes do not overlap and edges reach their nodes).
+    const QString base = shotDir + "/" + QFileInfo(path).completeBaseName();
+    view.grab().save(base + "-fit.png");
+    view.canvas()->setTransform(QTransform());
+    view.canvas()->centerOn(view.shown()->layout.width / 2, 300);
+    view.grab().save(base + "-top.png");
+  }
   const LaidOutGraph& g = *view.shown();
   if (!g.error.isEmpty()) {
     std::fprintf(stderr, "bench_workbench: %s: %s\n", qPrintable(path), qPrintable(g.error));
@@ -292,7 +304,8 @@ int main(int argc, char** argv) {
       "transformer", "5,000-node transformer-like model (bench/gen_transformer_model.py).", "FILE");
   QCommandLineOption largest("largest", "Example whose pass history memory is measured.", "FILE");
   QCommandLineOption repeat("repeat", "Pass switches to time (default 20).", "N", "20");
-  parser.addOptions({chain, transformer, largest, repeat});
+  QCommandLineOption shot("shot", "Save pictures of the laid-out graphs in DIR.", "DIR");
+  parser.addOptions({chain, transformer, largest, repeat, shot});
   parser.process(app);
   for (const auto* o : {&chain, &transformer, &largest})
     if (!parser.isSet(*o) || !QFile::exists(parser.value(*o))) {
@@ -301,6 +314,7 @@ int main(int argc, char** argv) {
       return 2;
     }
 
+  shotDir = parser.value(shot);
   const MemoryResult m = measureMemory(parser.value(largest));
   std::printf("Memory: %s, open then build (default pipeline + codegen), %d steps kept\n",
               qPrintable(name(parser.value(largest))), m.steps);

@@ -4,7 +4,7 @@
 // Building the scene of a 5,000-node graph means ~20,000 graphics items:
 // created in one go they freeze the window for a second or more. A
 // ChunkedBuilder holds the work as phases of indexed jobs (job(i) for i in
-// [0, count)), runs jobs until a slice has used its budget (12 ms by
+// [0, count)), runs jobs until a slice has used its budget (10 ms by
 // default), then yields to the event loop through a zero-timeout timer and
 // continues on the next turn — input, paints and timers run in between, so
 // the UI never waits longer than about one slice. Phases run in the order
@@ -58,7 +58,7 @@ private:
   QTimer timer_;
   std::vector<Phase> phases_;
   size_t phase_ = 0, next_ = 0, total_ = 0, done_ = 0;
-  double budgetMs_ = 12;
+  double budgetMs_ = 10;
   bool running_ = false;
   unsigned generation_ = 0; // bumped by cancel() and each run
   int slices_ = 0;

@@ -113,7 +113,9 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
 }
 
 void GraphCanvas::fit() {
-  if (!scene() || scene()->itemsBoundingRect().isEmpty())
+  // The scene rectangle, not the items': a scene being built in slices has
+  // its final rectangle before its items.
+  if (!scene() || scene()->sceneRect().isEmpty())
     return;
   fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
   // Do not blow small graphs up past their natural size.
@@ -732,17 +734,19 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
       path.cubicTo(QPointF(e.points[k].x, e.points[k].y),
                    QPointF(e.points[k + 1].x, e.points[k + 1].y),
                    QPointF(e.points[k + 2].x, e.points[k + 2].y));
-    auto* item = scene->addPath(path, QPen(colors.edge, 1));
-    item->setZValue(-1);
-    item->setToolTip(q(G.edges[i].label));
+    QPolygonF head;
     if (e.hasArrow) {
       QPointF tip(e.arrowTip.x, e.arrowTip.y), from(e.points.back().x, e.points.back().y);
       QLineF line(tip, from);
       double len = std::max(1e-6, line.length());
       QPointF dir = (from - tip) / len, normal(-dir.y(), dir.x());
-      QPolygonF head({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
-      scene->addPolygon(head, QPen(Qt::NoPen), colors.edge)->setZValue(-1);
+      head = QPolygonF({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
     }
+    auto* item = new EdgeItem(path, head);
+    item->setPen(QPen(colors.edge, 1));
+    item->setZValue(-1);
+    item->setToolTip(q(G.edges[i].label));
+    scene->addItem(item);
   });
 
   // Shape/dtype labels where they fit (graph_labels.h, placed by the layout
@@ -774,8 +778,10 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
       shape.addRoundedRect(r, 5, 5);
     bool isSelected =
         (n.id == selected_ && beforeSide == selectedBefore_) || (!beforeSide && multi_.count(n.id));
-    auto* item = scene->addPath(shape, nodePen(n, status, isSelected),
-                                colors.nodeFill(fillFor(*g, n, *subs)));
+    auto* item = new NodeItem(shape);
+    item->setPen(nodePen(n, status, isSelected));
+    item->setBrush(colors.nodeFill(fillFor(*g, n, *subs)));
+    scene->addItem(item);
     (beforeSide ? beforeItems_ : afterItems_)[i] = item;
     item->setData(kIdKey, n.id);
     item->setData(kTypeKey, kNodeType);

@@ -170,8 +170,7 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
 
 IrDiffView::~IrDiffView() = default;
 
-QPlainTextEdit* IrDiffView::newEditor(QStackedWidget* stack, bool beforeSide,
-                                      const QString& text) {
+QPlainTextEdit* IrDiffView::newEditor(QStackedWidget* stack, bool beforeSide, const QString& text) {
   QPlainTextEdit* e = makeEditor(stack, beforeSide ? "irBefore" : "irAfter");
   e->document()->setPlainText(text);
   stack->addWidget(e);

@@ -6,7 +6,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QGraphicsPathItem>
-#include <QGraphicsPolygonItem>
 #include <QThread>
 
 #include <string>
@@ -14,6 +13,7 @@
 
 #include "engine/text/parser.h"
 #include "views/chunked_builder.h"
+#include "views/graph_items.h"
 #include "views/graph_view.h"
 #include "views/session.h"
 
@@ -140,10 +140,9 @@ TEST(ChunkedDrawing, BigGraphEndsWithOneItemPerNodeAndEdge) {
     if (item->data(1).toString() == "node") {
       ++nodeItems;
       ++seen[item->data(0).toInt()];
-    } else if (qgraphicsitem_cast<QGraphicsPathItem*>(item) && item->zValue() == -1) {
+    } else if (auto* edge = dynamic_cast<EdgeItem*>(item)) {
       ++edgePaths;
-    } else if (qgraphicsitem_cast<QGraphicsPolygonItem*>(item)) {
-      ++arrows;
+      arrows += !edge->head().isEmpty();
     }
   }
   EXPECT_EQ(nodeItems, g.graph.nodes.size());
