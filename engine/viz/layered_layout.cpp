@@ -348,6 +348,11 @@ std::vector<double> assignX(const Graph& G, const std::vector<std::vector<int>>&
     for (int v : layer)
       x[v] -= at / 2;
   }
+  // A node with a single edge (a constant, a parameter used once) follows
+  // its neighbour and does not pull it: otherwise each weight placed beside
+  // its consumer drags the consumer sideways, and the drift adds up over
+  // hundreds of layers.
+  auto follower = [&](int v) { return !G.dummy(v) && G.up[v].size() + G.down[v].size() == 1; };
   std::vector<double> want, weight, placed;
   for (int sweep = 0; sweep < kPlaceSweeps; ++sweep) {
     // Down, up, ..., and the last two sweeps look both ways.
@@ -357,15 +362,21 @@ std::vector<double> assignX(const Graph& G, const std::vector<std::vector<int>>&
       want.clear();
       weight.clear();
       for (int v : layer) {
-        double sum = 0;
-        int count = 0;
+        double sum = 0, followSum = 0;
+        int count = 0, followers = 0;
+        auto add = [&](int u) {
+          if (follower(u))
+            followSum += x[u], ++followers;
+          else
+            sum += x[u], ++count;
+        };
         if (both || downward)
           for (int u : G.up[v])
-            sum += x[u], ++count;
+            add(u);
         if (both || !downward)
           for (int u : G.down[v])
-            sum += x[u], ++count;
-        want.push_back(count ? sum / count : x[v]);
+            add(u);
+        want.push_back(count ? sum / count : followers ? followSum / followers : x[v]);
         weight.push_back(G.dummy(v) ? kDummyWeight : 1.0);
       }
       placeLayer(want, weight, seps[downward ? k : layers.size() - 1 - k], placed);

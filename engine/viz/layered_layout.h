@@ -19,7 +19,8 @@
 //     O(E log V)); members of an expanded cluster are kept contiguous;
 //  4. coordinates: each layer is placed by isotonic regression (pool
 //     adjacent violators) of the nodes' wanted positions — the mean of their
-//     neighbours' — under the order and minimum-separation constraints,
+//     neighbours', not counting single-edge nodes such as constants, which
+//     follow — under the order and minimum-separation constraints,
 //     alternating down and up a few times; dummies weigh more, so long
 //     edges run straight.
 // Edges leave the bottom of their source and enter the top of their target
