@@ -1,21 +1,27 @@
 // Big graphs are drawn in time slices (views/chunked_builder.h): the jobs
 // all run, once each and in order, across several event-loop turns; a
 // cancelled run stops; the graph view ends with one item per node and edge.
+// Switching back to a step shows the scenes and texts drawn for it before.
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QGraphicsPathItem>
+#include <QPlainTextEdit>
 #include <QThread>
 
 #include <string>
 #include <vector>
 
+#include "app/gui/main_window.h"
+#include "app/gui/recent_files.h"
 #include "engine/text/parser.h"
 #include "views/chunked_builder.h"
 #include "views/graph_items.h"
 #include "views/graph_view.h"
+#include "views/ir_diff_view.h"
 #include "views/session.h"
+#include "views/theme.h"
 
 using namespace lowerscope;
 
@@ -167,4 +173,48 @@ TEST(ChunkedDrawing, ANewModuleCancelsAnUnfinishedDrawing) {
   for (QGraphicsItem* item : view.scene()->items())
     nodeItems += item->data(1).toString() == "node";
   EXPECT_EQ(nodeItems, 402u);
+}
+
+TEST(PassSwitch, SwitchingBackReusesTheDrawnScenesAndTexts) {
+  MainWindow w;
+  w.setAttribute(Qt::WA_DontShowOnScreen, true);
+  w.resize(MainWindow::kDefaultSize);
+  w.show();
+  QString error;
+  ASSERT_TRUE(
+      w.openFile(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/resources/examples/mlp.uir"), &error))
+      << error.toStdString();
+  Session* s = w.session();
+  s->setCodegen(false);
+  ASSERT_TRUE(w.startBuild());
+  ASSERT_TRUE(s->waitForBuild(120000));
+  GraphView* graph = w.graphView();
+  IrDiffView* text = w.irDiffView();
+  ASSERT_TRUE(graph->diffMode());
+  const int a = s->findStep("FuseOps"), b = a - 1;
+  ASSERT_GT(b, 0);
+  s->setCurrentStep(a);
+  ASSERT_TRUE(graph->waitForLayout(60000));
+  QGraphicsScene* sceneA = graph->scene();
+  QPlainTextEdit* textA = text->after();
+  const QString statusA = graph->statusText();
+  const int insertedA = text->insertedLines();
+  s->setCurrentStep(b);
+  ASSERT_TRUE(graph->waitForLayout(60000));
+  EXPECT_NE(graph->scene(), sceneA);
+  EXPECT_NE(text->after(), textA);
+  // Back to FuseOps: the same scene and editor, showing the same thing.
+  s->setCurrentStep(a);
+  ASSERT_TRUE(graph->waitForLayout(60000));
+  EXPECT_EQ(graph->scene(), sceneA);
+  EXPECT_EQ(text->after(), textA);
+  EXPECT_EQ(graph->statusText(), statusA);
+  EXPECT_EQ(text->insertedLines(), insertedA);
+  EXPECT_GE(graph->drawnScenes(), 2);
+  // A new palette redraws: the cached scenes are dropped.
+  Theme::instance()->setChoice(ThemeChoice::Dark);
+  ASSERT_TRUE(graph->waitForLayout(60000));
+  EXPECT_EQ(graph->drawnScenes(), 1);
+  Theme::instance()->setChoice(ThemeChoice::Light);
+  clearRecentFiles();
 }
