@@ -21,10 +21,12 @@
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "engine/support/error.h"
+#include "views/chunked_builder.h"
 #include "views/graph_items.h"
 #include "views/graph_labels.h"
 #include "views/graph_minimap.h"
@@ -40,9 +42,34 @@ using unity::viz::NodeKind;
 namespace {
 
 constexpr int kIdKey = 0, kTypeKey = 1;
-// Beyond this many nodes the layout trades polish for time (see request()).
-constexpr double kBigGraphNodes = 1500, kBigGraphSimplexIterations = 200;
 const QString kNodeType = "node", kClusterType = "cluster";
+// Scenes of graphs up to this many nodes (both sides together) are built in
+// one go; bigger ones in time slices (ChunkedBuilder).
+constexpr size_t kDrawInOneGoNodes = 300;
+
+const QFont& nodeFont() {
+  static const QFont font = [] {
+    QFont f("DejaVu Sans");
+    f.setPixelSize(11);
+    return f;
+  }();
+  return font;
+}
+
+} // namespace
+
+/// The font of edge labels and constants (also used by the layout worker to
+/// place the labels).
+const QFont& smallFont() {
+  static const QFont font = [] {
+    QFont f("DejaVu Sans");
+    f.setPixelSize(8);
+    return f;
+  }();
+  return font;
+}
+
+namespace {
 
 QColor statusColor(DiffStatus s) {
   const ThemeColors& colors = Theme::instance()->colors();
@@ -86,7 +113,9 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
 }
 
 void GraphCanvas::fit() {
-  if (!scene() || scene()->itemsBoundingRect().isEmpty())
+  // The scene rectangle, not the items': a scene being built in slices has
+  // its final rectangle before its items.
+  if (!scene() || scene()->sceneRect().isEmpty())
     return;
   fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
   // Do not blow small graphs up past their natural size.
@@ -210,7 +239,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
       beforeScene_(new QGraphicsScene(this)), afterScene_(new QGraphicsScene(this)),
       properties_(new QTextBrowser(this)), minimap_(new GraphMinimap(afterView_)),
       beforeMinimap_(new GraphMinimap(beforeView_)),
-      targetColors_(new QCheckBox(tr("Colour by target"), this)) {
+      targetColors_(new QCheckBox(tr("Colour by target"), this)),
+      builder_(new ChunkedBuilder(this)) {
   setObjectName("graphView");
   functions_->setObjectName("graphFunction");
   functions_->setToolTip(tr("Graph-level function to draw"));
@@ -290,6 +320,7 @@ GraphView::GraphView(Session* session, QWidget* parent)
   connect(session_, &Session::currentFunctionChanged, this, &GraphView::refresh);
   connect(session_, &Session::moduleChanged, this, [this] {
     cache_.clear();
+    invalidateScenes();
     expanded_.clear();
     refresh();
   });
@@ -297,6 +328,7 @@ GraphView::GraphView(Session* session, QWidget* parent)
     const QTransform a = afterView_->transform(), b = beforeView_->transform();
     const QPointF ca = afterView_->mapToScene(afterView_->viewport()->rect().center());
     const QPointF cb = beforeView_->mapToScene(beforeView_->viewport()->rect().center());
+    invalidateScenes();
     redraw();
     // A palette change keeps the user's zoom and position.
     afterView_->setTransform(a);
@@ -308,6 +340,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
 }
 
 GraphView::~GraphView() {
+  builder_->cancel();
+  invalidateScenes();
   for (auto& c : cancels_)
     c->store(true);
 }
@@ -433,19 +467,15 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       unity::viz::LayoutOptions lo;
       lo.cancel = cancel.get();
-      // dot's network simplex may run nslimit x nodes iterations, each
-      // linear in the graph: on 5,000 nodes the default bound allows ~20,000
-      // (about a minute) for a few pixels of straighter edges. Big graphs
-      // get a fixed budget of iterations instead (bench/bench_workbench).
-      const double nodes = static_cast<double>(out->graph.nodes.size());
-      if (nodes > kBigGraphNodes) {
-        lo.nslimit = lo.nslimit1 = kBigGraphSimplexIterations / nodes;
-        lo.mclimit = 0.2;
-      }
+      // dot up to 1,500 nodes, the layered layout above (graph_layout.h).
       auto layout = unity::viz::layoutGraph(out->graph, lo);
       if (!layout)
         return nullptr;
       out->layout = std::move(*layout);
+      t0 = std::chrono::steady_clock::now();
+      out->labels = placeEdgeLabels(out->graph, out->layout, smallFont());
+      out->labelsMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     } catch (const std::exception& e) {
       out->error = QString::fromUtf8(e.what());
     }
@@ -455,7 +485,7 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
 
 bool GraphView::waitForLayout(int timeoutMs) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-  while (pending_ > 0) {
+  while (pending_ > 0 || builder_->running()) {
     if (std::chrono::steady_clock::now() > deadline)
       return false;
     QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
@@ -463,10 +493,106 @@ bool GraphView::waitForLayout(int timeoutMs) {
   return true;
 }
 
+void GraphView::installEmptyScenes() {
+  if (currentCached_) { // the shown scenes belong to the cache: detach them
+    beforeScene_ = new QGraphicsScene(this);
+    afterScene_ = new QGraphicsScene(this);
+    beforeView_->setScene(beforeScene_);
+    afterView_->setScene(afterScene_);
+    currentCached_ = false;
+  } else {
+    beforeScene_->clear();
+    afterScene_->clear();
+  }
+}
+
+void GraphView::invalidateScenes() {
+  for (DrawnScenes& d : drawn_) {
+    if (d.afterScene == afterScene_) { // shown: becomes the working pair again
+      currentCached_ = false;
+      continue;
+    }
+    delete d.beforeScene;
+    delete d.afterScene;
+  }
+  drawn_.clear();
+}
+
+QString GraphView::scenesKey() const {
+  return wantAfter_ + "\n" + (diffMode_ ? wantBefore_ : QString()) + "\n" +
+         (diffMode_ ? "diff" : "single");
+}
+
+bool GraphView::showDrawn(const QString& key) {
+  auto hit = std::find_if(drawn_.begin(), drawn_.end(),
+                          [&](const DrawnScenes& d) { return d.key == key; });
+  if (hit == drawn_.end() || !multi_.empty())
+    return false;
+  drawn_.splice(drawn_.begin(), drawn_, hit);
+  DrawnScenes& d = drawn_.front();
+  if (!currentCached_) { // the (empty) working pair is not needed
+    beforeScene_->deleteLater();
+    afterScene_->deleteLater();
+  }
+  beforeScene_ = d.beforeScene;
+  afterScene_ = d.afterScene;
+  beforeView_->setScene(beforeScene_);
+  afterView_->setScene(afterScene_);
+  currentCached_ = true;
+  beforeItems_ = d.beforeItems;
+  afterItems_ = d.afterItems;
+  hasDiff_ = d.hasDiff;
+  if (hasDiff_)
+    diff_ = d.diff;
+  status_->setText(d.status);
+  // The scenes keep the pens of the selection they were left with.
+  const int drawnSelected = d.selected;
+  const bool drawnBefore = d.selectedBefore;
+  const bool keepSide = selectedBefore_;
+  selectedBefore_ = drawnBefore;
+  restyleSelection(drawnSelected); // re-pens the old one on both sides...
+  selectedBefore_ = keepSide;
+  restyleSelection(-1); // ...and the current one on its side
+  afterView_->fit();
+  if (diffMode_)
+    beforeView_->fit();
+  minimap_->setGraph(after_, hasDiff_ ? &diff_.after : nullptr);
+  if (diffMode_)
+    beforeMinimap_->setGraph(before_, hasDiff_ ? &diff_.before : nullptr);
+  if (selected_ >= 0)
+    showProperties();
+  return true;
+}
+
+void GraphView::rememberDrawn(const QString& key) {
+  if (!multi_.empty())
+    return; // a multi-selection is not kept across steps: do not cache its pens
+  DrawnScenes d;
+  d.key = key;
+  d.beforeScene = beforeScene_;
+  d.afterScene = afterScene_;
+  d.beforeItems = beforeItems_;
+  d.afterItems = afterItems_;
+  d.hasDiff = hasDiff_;
+  if (hasDiff_)
+    d.diff = diff_;
+  d.status = status_->text();
+  d.selected = selected_;
+  d.selectedBefore = selectedBefore_;
+  d.graphs = {before_, after_};
+  drawn_.push_front(std::move(d));
+  currentCached_ = true;
+  while (drawn_.size() > kSceneCache) {
+    delete drawn_.back().beforeScene;
+    delete drawn_.back().afterScene;
+    drawn_.pop_back();
+  }
+}
+
 void GraphView::redraw() {
   const auto started = std::chrono::steady_clock::now();
-  beforeScene_->clear();
-  afterScene_->clear();
+  builder_->cancel();
+  installEmptyScenes();
   afterItems_.clear();
   beforeItems_.clear();
   minimap_->setGraph(nullptr);
@@ -488,6 +614,15 @@ void GraphView::redraw() {
     status_->setText(tr("Laying out..."));
     return;
   }
+  // Scenes drawn before for the same graphs (a step switched back to):
+  // shown as they are.
+  const QString key = scenesKey();
+  if (showDrawn(key)) {
+    lastDrawMs_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    return;
+  }
   const std::vector<DiffStatus>* afterStatus = nullptr;
   const std::vector<DiffStatus>* beforeStatus = nullptr;
   if (diffMode_ && before_->error.isEmpty() && after_->error.isEmpty()) {
@@ -495,9 +630,9 @@ void GraphView::redraw() {
     hasDiff_ = true;
     afterStatus = &diff_.after;
     beforeStatus = &diff_.before;
-    drawInto(beforeScene_, *before_, beforeStatus, true);
+    drawInto(beforeScene_, before_, beforeStatus, true);
   }
-  drawInto(afterScene_, *after_, afterStatus, false);
+  drawInto(afterScene_, after_, afterStatus, false);
   if (!after_->error.isEmpty()) {
     status_->setText(after_->error);
   } else if (hasDiff_) {
@@ -509,22 +644,38 @@ void GraphView::redraw() {
                          .arg(b.removed)
                          .arg(a.changed));
   } else {
-    status_->setText(tr("%1 nodes, %2 edges, layout %3 ms")
+    status_->setText(tr("%1 nodes, %2 edges, layout %3 ms (%4)")
                          .arg(after_->graph.nodes.size())
                          .arg(after_->graph.edges.size())
-                         .arg(after_->layout.ms, 0, 'f', 0));
+                         .arg(after_->layout.ms, 0, 'f', 0)
+                         .arg(q(after_->layout.engine)));
   }
+  // The scene rectangles are set: fit now, so the view does not jump when
+  // the items arrive.
   afterView_->fit();
   if (diffMode_)
     beforeView_->fit();
   minimap_->setGraph(after_, afterStatus);
   if (diffMode_)
     beforeMinimap_->setGraph(before_, beforeStatus);
-  if (selected_ >= 0)
-    showProperties();
-  lastDrawMs_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  builder_->addPhase(1, [this, started, key](size_t) {
+    rememberDrawn(key);
+    if (selected_ >= 0)
+      showProperties();
+    lastDrawMs_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+  });
+  // Small scenes in one go (nothing to gain, and callers see the items at
+  // once); big ones in slices (chunked_builder.h).
+  const size_t nodes = after_->graph.nodes.size() + (diffMode_ ? before_->graph.nodes.size() : 0);
+  if (nodes <= kDrawInOneGoNodes)
+    builder_->runAll();
+  else
+    builder_->start();
 }
+
+bool GraphView::drawing() const { return builder_->running(); }
 
 QPen GraphView::nodePen(const unity::viz::GraphNode& n, const std::vector<DiffStatus>* status,
                         bool selected) const {
@@ -536,79 +687,89 @@ QPen GraphView::nodePen(const unity::viz::GraphNode& n, const std::vector<DiffSt
   return QPen(colors.nodeBorder, n.kind == NodeKind::Cluster ? 2 : 1);
 }
 
-void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
+void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
                          const std::vector<DiffStatus>* status, bool beforeSide) {
-  const ThemeColors& colors = Theme::instance()->colors();
-  if (!g.error.isEmpty()) {
-    scene->addSimpleText(g.error)->setBrush(colors.nodeText);
+  if (!graph->error.isEmpty()) {
+    scene->addSimpleText(graph->error)->setBrush(Theme::instance()->colors().nodeText);
     return;
   }
-  const auto& G = g.graph;
-  const auto& L = g.layout;
-  const std::vector<QString> subs =
-      colorByTarget() ? nodeSubTargets(g.module, G) : std::vector<QString>{};
-  scene->setSceneRect(-20, -20, L.width + 40, L.height + 40);
-  QFont font("DejaVu Sans");
-  font.setPixelSize(11);
-  QFont small("DejaVu Sans");
-  small.setPixelSize(8);
+  // The jobs run later: they capture the graph by pointer (before_/after_
+  // keep it alive until the next redraw, which cancels them first).
+  const LaidOutGraph* g = graph.get();
+  auto subs = std::make_shared<const std::vector<QString>>(
+      colorByTarget() ? nodeSubTargets(g->module, g->graph) : std::vector<QString>{});
+  scene->setSceneRect(-20, -20, g->layout.width + 40, g->layout.height + 40);
+  (beforeSide ? beforeItems_ : afterItems_).assign(g->graph.nodes.size(), nullptr);
 
-  for (size_t ci = 0; ci < G.clusters.size() && ci < L.clusters.size(); ++ci) {
-    const auto& c = L.clusters[ci];
-    if (!G.clusters[ci].expanded || c.width <= 0)
-      continue;
-    auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
-                               QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
-    box->setZValue(-2);
-    box->setData(kIdKey, int(ci));
-    box->setData(kTypeKey, kClusterType);
-    box->setToolTip(tr("%1 (double-click to collapse)").arg(q(G.clusters[ci].function)));
-    auto* title = new LodTextItem(q(G.clusters[ci].function), box);
-    title->setFont(small);
-    title->setBrush(colors.clusterText);
-    title->setPos(c.x + 4, c.y + 2);
-  }
+  // Every job adds the items of one cluster, edge, label or node.
+  builder_->addPhase(
+      std::min(g->graph.clusters.size(), g->layout.clusters.size()), [=, this](size_t ci) {
+        const auto& G = g->graph;
+        const auto& L = g->layout;
+        const ThemeColors& colors = Theme::instance()->colors();
+        const auto& c = L.clusters[ci];
+        if (!G.clusters[ci].expanded || c.width <= 0)
+          return;
+        auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
+                                   QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
+        box->setZValue(-2);
+        box->setData(kIdKey, int(ci));
+        box->setData(kTypeKey, kClusterType);
+        box->setToolTip(tr("%1 (double-click to collapse)").arg(q(G.clusters[ci].function)));
+        auto* title = new LodTextItem(q(G.clusters[ci].function), box);
+        title->setFont(smallFont());
+        title->setBrush(colors.clusterText);
+        title->setPos(c.x + 4, c.y + 2);
+      });
 
-  QPen edgePen(colors.edge, 1);
-  for (size_t i = 0; i < G.edges.size() && i < L.edges.size(); ++i) {
+  builder_->addPhase(std::min(g->graph.edges.size(), g->layout.edges.size()), [=](size_t i) {
+    const auto& G = g->graph;
+    const auto& L = g->layout;
+    const ThemeColors& colors = Theme::instance()->colors();
     const auto& e = L.edges[i];
     if (e.points.empty())
-      continue;
+      return;
     QPainterPath path(QPointF(e.points[0].x, e.points[0].y));
     for (size_t k = 1; k + 2 < e.points.size(); k += 3)
       path.cubicTo(QPointF(e.points[k].x, e.points[k].y),
                    QPointF(e.points[k + 1].x, e.points[k + 1].y),
                    QPointF(e.points[k + 2].x, e.points[k + 2].y));
-    auto* item = scene->addPath(path, edgePen);
-    item->setZValue(-1);
-    item->setToolTip(q(G.edges[i].label));
+    QPolygonF head;
     if (e.hasArrow) {
       QPointF tip(e.arrowTip.x, e.arrowTip.y), from(e.points.back().x, e.points.back().y);
       QLineF line(tip, from);
       double len = std::max(1e-6, line.length());
       QPointF dir = (from - tip) / len, normal(-dir.y(), dir.x());
-      QPolygonF head({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
-      scene->addPolygon(head, QPen(Qt::NoPen), colors.edge)->setZValue(-1);
+      head = QPolygonF({tip, tip + dir * 7 + normal * 3.5, tip + dir * 7 - normal * 3.5});
     }
-  }
-  // Shape/dtype labels where they fit (graph_labels.h): short, one per
-  // value, never over a node or another label; the full type is the tooltip.
-  for (const EdgeLabel& label : placeEdgeLabels(G, L, small)) {
+    auto* item = new EdgeItem(path, head);
+    item->setPen(QPen(colors.edge, 1));
+    item->setZValue(-1);
+    item->setToolTip(q(G.edges[i].label));
+    scene->addItem(item);
+  });
+
+  // Shape/dtype labels where they fit (graph_labels.h, placed by the layout
+  // worker): short, one per value, never over a node or another label; the
+  // full type is the tooltip.
+  builder_->addPhase(g->labels.size(), [=](size_t i) {
+    const ThemeColors& colors = Theme::instance()->colors();
+    const EdgeLabel& label = g->labels[i];
     auto* t = new LodTextItem(label.text);
-    t->setFont(small);
+    t->setFont(smallFont());
     t->setBrush(colors.edgeLabel);
     t->setPos(label.rect.topLeft());
     t->setZValue(-1);
     t->setToolTip(label.full);
     scene->addItem(t);
-  }
+  });
 
-  auto& items = beforeSide ? beforeItems_ : afterItems_;
-  items.assign(G.nodes.size(), nullptr);
-  for (const auto& n : G.nodes) {
-    if (n.id >= static_cast<int>(L.nodes.size()))
-      continue;
-    const auto& geo = L.nodes[n.id];
+  builder_->addPhase(std::min(g->graph.nodes.size(), g->layout.nodes.size()), [=, this](size_t i) {
+    const auto& G = g->graph;
+    const auto& L = g->layout;
+    const ThemeColors& colors = Theme::instance()->colors();
+    const auto& n = G.nodes[i];
+    const auto& geo = L.nodes[i];
     QRectF r(geo.x - geo.width / 2, geo.y - geo.height / 2, geo.width, geo.height);
     QPainterPath shape;
     if (n.kind == NodeKind::Param || n.kind == NodeKind::Output)
@@ -617,9 +778,11 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       shape.addRoundedRect(r, 5, 5);
     bool isSelected =
         (n.id == selected_ && beforeSide == selectedBefore_) || (!beforeSide && multi_.count(n.id));
-    auto* item =
-        scene->addPath(shape, nodePen(n, status, isSelected), colors.nodeFill(fillFor(g, n, subs)));
-    items[n.id] = item;
+    auto* item = new NodeItem(shape);
+    item->setPen(nodePen(n, status, isSelected));
+    item->setBrush(colors.nodeFill(fillFor(*g, n, *subs)));
+    scene->addItem(item);
+    (beforeSide ? beforeItems_ : afterItems_)[i] = item;
     item->setData(kIdKey, n.id);
     item->setData(kTypeKey, kNodeType);
     QString tip = q(n.name) + " : " + q(n.op);
@@ -627,17 +790,17 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
       tip += "\n" + q(n.type);
     if (n.kind == NodeKind::Cluster)
       tip += "\n" + tr("fused group (double-click to expand)");
-    if (!subs.empty() && !subs[n.id].isEmpty())
-      tip += "\n" + tr("target: %1").arg(subs[n.id]);
+    if (!subs->empty() && !(*subs)[n.id].isEmpty())
+      tip += "\n" + tr("target: %1").arg((*subs)[n.id]);
     item->setToolTip(tip);
     auto* text = new LodTextItem(q(n.label()), item);
-    text->setFont(n.kind == NodeKind::Constant ? small : font);
+    text->setFont(n.kind == NodeKind::Constant ? smallFont() : nodeFont());
     text->setBrush(colors.nodeText);
     QRectF tb = text->boundingRect();
     double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
     text->setScale(fitScale);
     text->setPos(geo.x - tb.width() * fitScale / 2, geo.y - tb.height() * fitScale / 2);
-  }
+  });
 }
 
 void GraphView::restyleSelection(int previous) {
@@ -655,6 +818,10 @@ void GraphView::restyleSelection(int previous) {
   restyle(previous, false);
   restyle(previous, true);
   restyle(selected_, selectedBefore_);
+  if (currentCached_ && !drawn_.empty()) { // the shown scenes now carry this selection
+    drawn_.front().selected = selected_;
+    drawn_.front().selectedBefore = selectedBefore_;
+  }
 }
 
 void GraphView::selectNode(int node) {
@@ -790,9 +957,13 @@ void GraphView::connectDragToTarget() {
                                "Target Palette); off: colour by op pattern"));
   targetColors_->setChecked(true);
   targetColors_->setVisible(!session_->compositeTarget().isEmpty());
-  connect(targetColors_, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(targetColors_, &QCheckBox::toggled, this, [this] {
+    invalidateScenes();
+    redraw();
+  });
   connect(session_, &Session::targetChanged, this, [this] {
     targetColors_->setVisible(!session_->compositeTarget().isEmpty());
+    invalidateScenes();
     redraw();
   });
   connect(afterView_, &GraphCanvas::nodeToggled, this, [this](int n) {

@@ -27,11 +27,13 @@
 #include <QWidget>
 
 #include <atomic>
+#include <list>
 #include <memory>
 #include <set>
 
 #include "engine/viz/graph_diff.h"
 #include "engine/viz/graph_layout.h"
+#include "views/graph_labels.h"
 
 class QCheckBox;
 class QMimeData;
@@ -44,16 +46,22 @@ class QTextBrowser;
 
 namespace lowerscope {
 
+class ChunkedBuilder;
 class GraphMinimap;
 class Session;
+
+/// The font of edge labels and constants' text.
+const QFont& smallFont();
 
 /// One laid-out graph: what the worker computes and the cache keeps.
 struct LaidOutGraph {
   unity::ir::IRModule module; // keeps the key's module alive
   unity::viz::DataflowGraph graph;
   unity::viz::GraphLayout layout;
-  QString error;        // extraction/layout failure, shown instead of a graph
-  double extractMs = 0; // time spent extracting the graph (worker thread)
+  std::vector<EdgeLabel> labels; // the edge labels to draw (placed by the worker)
+  QString error;                 // extraction/layout failure, shown instead of a graph
+  double extractMs = 0;          // time spent extracting the graph (worker thread)
+  double labelsMs = 0;           // time spent placing the edge labels (worker thread)
 };
 using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
 
@@ -120,8 +128,13 @@ public:
   /// Selects the node that calls module function `function` (a fused group
   /// or a call_tir of it); false when none does.
   bool selectCaller(const QString& function, bool beforeSide = false);
-  /// Blocks (processing events) until no layout is pending; false on timeout.
+  /// Blocks (processing events) until no layout is pending and the scene is
+  /// built; false on timeout.
   bool waitForLayout(int timeoutMs);
+  /// True while the scene items are being added (in time slices).
+  bool drawing() const;
+  /// The builder that adds the scene items (slices, longest slice).
+  const ChunkedBuilder* builder() const { return builder_; }
 
   /// What is shown (the after side in diff mode); null while laying out.
   LaidOutGraphPtr shown() const { return after_; }
@@ -147,7 +160,11 @@ public:
   /// The fill colour of node `node` of the shown graph as drawn.
   QColor nodeFill(int node) const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
-  /// Milliseconds the last redraw spent on the UI thread (diff + scene items).
+  /// How many drawn scene pairs are kept for switching back (tests).
+  int drawnScenes() const { return static_cast<int>(drawn_.size()); }
+  static constexpr size_t kSceneCache = 4;
+  /// Milliseconds from the start of the last redraw to its last item (diff
+  /// + scene items, in slices for big graphs).
   double lastDrawMs() const { return lastDrawMs_; }
 
 Q_SIGNALS:
@@ -167,8 +184,32 @@ private:
   QString cacheKey(const unity::ir::IRModule& m) const;
   void request(const unity::ir::IRModule& m, bool beforeSide);
   void onLayoutDone();
+  /// Shows the graphs wanted: cached scenes when these graphs were drawn
+  /// before with the same style, else new scenes built by builder_.
   void redraw();
-  void drawInto(QGraphicsScene* scene, const LaidOutGraph& g,
+  /// Drawn scenes are kept per (after graph, before graph, mode) for the
+  /// last kSceneCache states: switching back to a step swaps scenes in.
+  struct DrawnScenes {
+    QString key;
+    QGraphicsScene* beforeScene = nullptr;
+    QGraphicsScene* afterScene = nullptr;
+    std::vector<QGraphicsPathItem*> beforeItems, afterItems;
+    unity::viz::GraphDiff diff;
+    bool hasDiff = false;
+    QString status;
+    int selected = -1; // the selection the node pens show
+    bool selectedBefore = false;
+    std::pair<LaidOutGraphPtr, LaidOutGraphPtr> graphs; // what the items point into
+  };
+  QString scenesKey() const;
+  bool showDrawn(const QString& key);
+  void rememberDrawn(const QString& key);
+  /// Shows empty scenes (detaching cached ones).
+  void installEmptyScenes();
+  /// Drops the cached scenes (the style changed: theme, colours, targets).
+  void invalidateScenes();
+  /// Queues the jobs that add `g`'s items to `scene` on builder_.
+  void drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& g,
                 const std::vector<unity::viz::DiffStatus>* status, bool beforeSide);
   void showProperties();
   void updateFunctions();
@@ -211,6 +252,9 @@ private:
   std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
   QString wantAfter_, wantBefore_; // cache keys the view waits for
   double lastDrawMs_ = 0;
+  ChunkedBuilder* builder_;
+  std::list<DrawnScenes> drawn_; // most recently shown first
+  bool currentCached_ = false;   // beforeScene_/afterScene_ belong to drawn_
 };
 
 } // namespace lowerscope

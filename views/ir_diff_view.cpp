@@ -8,9 +8,12 @@
 #include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "engine/text/printer.h"
 #include "engine/viz/loop_tree.h"
@@ -102,16 +105,22 @@ const QRegularExpression& defPattern() {
   return re;
 }
 
-void markLines(QPlainTextEdit* e, const std::vector<int>& lines, const QColor& color) {
-  QList<QTextEdit::ExtraSelection> sels;
+/// Gives lines `lines` of `doc` the background `color` (block formats: they
+/// live in the document, so a cached document keeps them for free, where
+/// extra selections would be laid out again on every switch).
+void markLines(QTextDocument* doc, const std::vector<int>& lines, const QColor& color) {
+  QTextBlockFormat format;
+  format.setBackground(color);
+  QTextCursor cursor(doc);
+  cursor.beginEditBlock();
   for (int l : lines) {
-    QTextEdit::ExtraSelection s;
-    s.format.setBackground(color);
-    s.format.setProperty(QTextFormat::FullWidthSelection, true);
-    s.cursor = QTextCursor(e->document()->findBlockByNumber(l));
-    sels << s;
+    QTextBlock block = doc->findBlockByNumber(l);
+    if (!block.isValid())
+      continue;
+    cursor.setPosition(block.position());
+    cursor.mergeBlockFormat(format);
   }
-  e->setExtraSelections(sels);
+  cursor.endEditBlock();
 }
 
 } // namespace
@@ -119,9 +128,13 @@ void markLines(QPlainTextEdit* e, const std::vector<int>& lines, const QColor& c
 IrDiffView::IrDiffView(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), functions_(new QComboBox(this)),
       diffBox_(new QCheckBox(tr("Before / after"), this)), status_(new QLabel(this)),
-      splitter_(new QSplitter(Qt::Horizontal, this)), before_(makeEditor(this, "irBefore")),
-      after_(makeEditor(this, "irAfter")), loopTree_(new LoopTreeView(this)) {
+      splitter_(new QSplitter(Qt::Horizontal, this)), beforeStack_(new QStackedWidget(this)),
+      afterStack_(new QStackedWidget(this)), loopTree_(new LoopTreeView(this)) {
   setObjectName("irDiffView");
+  placeholderBefore_ = newEditor(beforeStack_, true, QString());
+  placeholderAfter_ = newEditor(afterStack_, false, QString());
+  before_ = placeholderBefore_;
+  after_ = placeholderAfter_;
   functions_->setObjectName("irFunction");
   functions_->setToolTip(tr("Function to print (graph or tensor level)"));
   diffBox_->setToolTip(tr("The text before the current pass next to the text after it"));
@@ -130,30 +143,24 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
   bar->addWidget(diffBox_);
   bar->addWidget(status_);
   auto* vsplit = new QSplitter(Qt::Vertical, this);
-  splitter_->addWidget(before_);
-  splitter_->addWidget(after_);
+  splitter_->addWidget(beforeStack_);
+  splitter_->addWidget(afterStack_);
   vsplit->addWidget(splitter_);
   vsplit->addWidget(loopTree_);
   vsplit->setStretchFactor(0, 3);
   vsplit->setStretchFactor(1, 1);
-  before_->hide();
+  beforeStack_->hide();
   loopTree_->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
   layout->addWidget(vsplit, 1);
-  // Scroll both sides together.
-  connect(after_->verticalScrollBar(), &QScrollBar::valueChanged, before_->verticalScrollBar(),
-          &QScrollBar::setValue);
-  connect(before_->verticalScrollBar(), &QScrollBar::valueChanged, after_->verticalScrollBar(),
-          &QScrollBar::setValue);
   connect(diffBox_, &QCheckBox::toggled, this, &IrDiffView::setDiffMode);
-  connect(after_, &QPlainTextEdit::cursorPositionChanged, this, [this] { onCursorMoved(false); });
-  connect(before_, &QPlainTextEdit::cursorPositionChanged, this, [this] { onCursorMoved(true); });
-  // New line colours; the highlighters follow the theme themselves.
+  // New line colours (the marks are in the cached documents: make them
+  // again); the highlighters follow the theme themselves.
   connect(Theme::instance(), &Theme::changed, this, [this] {
-    if (diffMode_)
-      refresh();
+    clearTexts();
+    refresh();
   });
   connect(functions_, &QComboBox::activated, this, [this] { refresh(); });
   connect(session_, &Session::currentStepChanged, this, &IrDiffView::refresh);
@@ -161,10 +168,52 @@ IrDiffView::IrDiffView(Session* session, QWidget* parent)
   refresh();
 }
 
+IrDiffView::~IrDiffView() = default;
+
+QPlainTextEdit* IrDiffView::newEditor(QStackedWidget* stack, bool beforeSide, const QString& text) {
+  QPlainTextEdit* e = makeEditor(stack, beforeSide ? "irBefore" : "irAfter");
+  e->document()->setPlainText(text);
+  stack->addWidget(e);
+  // Scroll both sides together; the cursor of the shown side links to the
+  // graph.
+  connect(e->verticalScrollBar(), &QScrollBar::valueChanged, this, [this, e, beforeSide](int v) {
+    if (e == (beforeSide ? before_ : after_))
+      (beforeSide ? after_ : before_)->verticalScrollBar()->setValue(v);
+  });
+  connect(e, &QPlainTextEdit::cursorPositionChanged, this, [this, e, beforeSide] {
+    if (e == (beforeSide ? before_ : after_))
+      onCursorMoved(beforeSide);
+  });
+  return e;
+}
+
+void IrDiffView::dropTexts(Texts& t) {
+  for (QPlainTextEdit* e : {t.before, t.after})
+    if (e) {
+      e->hide();
+      e->deleteLater(); // may be mid-signal
+    }
+  t.before = t.after = nullptr;
+}
+
+void IrDiffView::clearTexts() {
+  showEditors(placeholderBefore_, placeholderAfter_);
+  for (Texts& t : cache_)
+    dropTexts(t);
+  cache_.clear();
+}
+
+void IrDiffView::showEditors(QPlainTextEdit* before, QPlainTextEdit* after) {
+  before_ = before;
+  after_ = after;
+  beforeStack_->setCurrentWidget(before);
+  afterStack_->setCurrentWidget(after);
+}
+
 void IrDiffView::setDiffMode(bool on) {
   diffMode_ = on;
   diffBox_->setChecked(on);
-  before_->setVisible(on);
+  beforeStack_->setVisible(on);
   refresh();
 }
 
@@ -198,14 +247,75 @@ void IrDiffView::fillFunctions() {
   functions_->setCurrentIndex(i < 0 ? 0 : i);
 }
 
+IrDiffView::Texts IrDiffView::makeTexts(const unity::ir::IRModule& m, const std::string& fn) {
+  Texts t;
+  t.module = m;
+  auto editorWith = [this](bool beforeSide, const QString& text, const std::vector<int>& marks,
+                           const QColor& color) {
+    QPlainTextEdit* e = newEditor(beforeSide ? beforeStack_ : afterStack_, beforeSide, QString());
+    QTextDocument* doc = e->document();
+    doc->setUndoRedoEnabled(false);
+    // The highlighter would re-highlight each marked line: take it off
+    // while marking, then highlight the whole text once.
+    QSyntaxHighlighter* highlighter = doc->findChild<QSyntaxHighlighter*>();
+    if (highlighter)
+      highlighter->setDocument(nullptr);
+    doc->setPlainText(text);
+    markLines(doc, marks, color);
+    if (highlighter)
+      highlighter->setDocument(doc);
+    return e;
+  };
+  std::string afterText = printPart(m, fn);
+  if (!diffMode_) {
+    t.after = editorWith(false, QString::fromStdString(afterText), {}, QColor());
+    t.status = tr("step %1: %2")
+                   .arg(session_->currentStep())
+                   .arg(session_->stepName(session_->currentStep()));
+    return t;
+  }
+  t.moduleBefore = session_->moduleBefore(session_->currentStep());
+  std::string beforeText = printPart(t.moduleBefore, fn);
+  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
+  auto script = unity::viz::diffLines(a, b);
+  // Align: a filler line opposite each deletion/insertion.
+  QStringList left, right;
+  std::vector<int> deletedMarks, insertedMarks;
+  for (auto& d : script) {
+    using K = unity::viz::LineDiff::Kind;
+    if (d.kind == K::Equal) {
+      left << QString::fromStdString(a[d.left]);
+      right << QString::fromStdString(b[d.right]);
+    } else if (d.kind == K::Delete) {
+      deletedMarks.push_back(static_cast<int>(left.size()));
+      left << QString::fromStdString(a[d.left]);
+      right << QString();
+      ++t.deleted;
+    } else {
+      insertedMarks.push_back(static_cast<int>(right.size()));
+      left << QString();
+      right << QString::fromStdString(b[d.right]);
+      ++t.inserted;
+    }
+  }
+  const ThemeColors& colors = Theme::instance()->colors();
+  t.before = editorWith(true, left.join('\n'), deletedMarks, colors.deletedLine);
+  t.after = editorWith(false, right.join('\n'), insertedMarks, colors.insertedLine);
+  t.status = tr("%1: -%2 +%3 lines")
+                 .arg(session_->stepName(session_->currentStep()))
+                 .arg(t.deleted)
+                 .arg(t.inserted);
+  return t;
+}
+
 void IrDiffView::refresh() {
   fillFunctions();
   deleted_ = inserted_ = 0;
   unity::ir::IRModule m = session_->currentModule();
   std::string fn = function().toStdString();
   if (!m) {
-    after_->setPlainText(tr("Open a model to see its IR text."));
-    before_->clear();
+    clearTexts();
+    placeholderAfter_->setPlainText(tr("Open a model to see its IR text."));
     loopTree_->hide();
     status_->clear();
     return;
@@ -217,46 +327,34 @@ void IrDiffView::refresh() {
   } else {
     loopTree_->hide();
   }
-  std::string afterText = printPart(m, fn);
-  if (!diffMode_) {
-    after_->setPlainText(QString::fromStdString(afterText));
-    after_->setExtraSelections({});
-    status_->setText(tr("step %1: %2")
-                         .arg(session_->currentStep())
-                         .arg(session_->stepName(session_->currentStep())));
-    return;
+  // The module pointers identify the texts: the entry keeps the modules
+  // alive, so an address cannot be reused while it is cached.
+  unity::ir::IRModule mb = diffMode_ ? session_->moduleBefore(session_->currentStep()) : nullptr;
+  const QString key = QStringLiteral("%1|%2|%3|%4")
+                          .arg(quintptr(m.get()))
+                          .arg(quintptr(mb.get()))
+                          .arg(function())
+                          .arg(session_->currentStep()) +
+                      (diffMode_ ? QStringLiteral("|diff") : QString());
+  auto hit =
+      std::find_if(cache_.begin(), cache_.end(), [&](const Texts& t) { return t.key == key; });
+  if (hit != cache_.end()) {
+    cache_.splice(cache_.begin(), cache_, hit);
+  } else {
+    Texts t = makeTexts(m, fn);
+    t.key = key;
+    cache_.push_front(std::move(t));
   }
-  std::string beforeText = printPart(session_->moduleBefore(session_->currentStep()), fn);
-  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
-  auto script = unity::viz::diffLines(a, b);
-  // Align: a filler line opposite each deletion/insertion.
-  QStringList left, right;
-  std::vector<int> leftMarks, rightMarks;
-  for (auto& d : script) {
-    using K = unity::viz::LineDiff::Kind;
-    if (d.kind == K::Equal) {
-      left << QString::fromStdString(a[d.left]);
-      right << QString::fromStdString(b[d.right]);
-    } else if (d.kind == K::Delete) {
-      leftMarks.push_back(static_cast<int>(left.size()));
-      left << QString::fromStdString(a[d.left]);
-      right << QString();
-      ++deleted_;
-    } else {
-      rightMarks.push_back(static_cast<int>(right.size()));
-      left << QString();
-      right << QString::fromStdString(b[d.right]);
-      ++inserted_;
-    }
+  const Texts& t = cache_.front();
+  showEditors(t.before ? t.before : placeholderBefore_, t.after);
+  deleted_ = t.deleted;
+  inserted_ = t.inserted;
+  status_->setText(t.status);
+  // Drop the oldest (never the shown one: it is at the front).
+  while (cache_.size() > kTextCache) {
+    dropTexts(cache_.back());
+    cache_.pop_back();
   }
-  before_->setPlainText(left.join('\n'));
-  after_->setPlainText(right.join('\n'));
-  markLines(before_, leftMarks, Theme::instance()->colors().deletedLine);
-  markLines(after_, rightMarks, Theme::instance()->colors().insertedLine);
-  status_->setText(tr("%1: -%2 +%3 lines")
-                       .arg(session_->stepName(session_->currentStep()))
-                       .arg(deleted_)
-                       .arg(inserted_));
 }
 
 IrDiffView::Binding IrDiffView::bindingAt(bool beforeSide, int line) const {

@@ -7,16 +7,28 @@
 // highlighted. A PrimFunc chosen in the function list shows its loop nest
 // here and its loop-tree outline in a LoopTreeView.
 //
+// Texts are cached per (step's module, module before it, function, mode) as
+// ready-made editors holding highlighted, marked documents (the last
+// kTextCache of them, in a QStackedWidget per side), so switching back to a
+// step raises its editors instead of printing, diffing and highlighting
+// again (even QPlainTextEdit::setDocument re-lays out a whole document: ~60
+// ms for a 500-op module).
+//
 // Selection is linked with the graph: putting the cursor on a binding line
 // emits bindingSelected (the window selects that node in the graph), and
 // revealName scrolls to the binding of a node chosen in the graph.
 #include <QWidget>
+
+#include <list>
+
+#include "engine/ir/module.h"
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QSplitter;
+class QStackedWidget;
 
 namespace lowerscope {
 
@@ -27,12 +39,14 @@ class IrDiffView : public QWidget {
   Q_OBJECT
 public:
   explicit IrDiffView(Session* session, QWidget* parent = nullptr);
+  ~IrDiffView() override;
 
   void setDiffMode(bool on);
   bool diffMode() const { return diffMode_; }
   /// "" for the whole module, else one function of the current module.
   void setFunction(const QString& name);
   QString function() const;
+  /// The editors shown now (they change with the step).
   QPlainTextEdit* before() const { return before_; }
   QPlainTextEdit* after() const { return after_; }
   LoopTreeView* loopTree() const { return loopTree_; }
@@ -61,7 +75,27 @@ Q_SIGNALS:
   /// before text.
   void bindingSelected(const QString& function, const QString& name, bool beforeSide);
 
+public:
+  /// How many texts are cached (tests).
+  int cachedTexts() const { return static_cast<int>(cache_.size()); }
+  static constexpr size_t kTextCache = 8;
+
 private:
+  /// One shown state: the editors of both sides (owned by the stacks).
+  struct Texts {
+    QString key;
+    unity::ir::IRModule module, moduleBefore; // keep the key's pointers unique
+    QPlainTextEdit* before = nullptr;         // null without a diff
+    QPlainTextEdit* after = nullptr;
+    int deleted = 0, inserted = 0;
+    QString status;
+  };
+  Texts makeTexts(const unity::ir::IRModule& m, const std::string& fn);
+  /// A read-only editor in the house font, wired to the view, in `stack`.
+  QPlainTextEdit* newEditor(QStackedWidget* stack, bool beforeSide, const QString& text);
+  void dropTexts(Texts& t);
+  void clearTexts();
+  void showEditors(QPlainTextEdit* before, QPlainTextEdit* after);
   void fillFunctions();
   void onCursorMoved(bool beforeSide);
 
@@ -70,12 +104,17 @@ private:
   QCheckBox* diffBox_;
   QLabel* status_;
   QSplitter* splitter_;
+  QStackedWidget* beforeStack_;
+  QStackedWidget* afterStack_;
+  QPlainTextEdit* placeholderBefore_; // shown without a model or a diff
+  QPlainTextEdit* placeholderAfter_;
   QPlainTextEdit* before_;
   QPlainTextEdit* after_;
   LoopTreeView* loopTree_;
   bool diffMode_ = false;
   bool revealing_ = false; // revealName moves the cursor: not a user choice
   int deleted_ = 0, inserted_ = 0;
+  std::list<Texts> cache_; // most recently shown first
 };
 
 } // namespace lowerscope

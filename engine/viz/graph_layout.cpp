@@ -9,12 +9,15 @@
 
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
 #include "engine/support/error.h"
+#include "engine/viz/layered_layout.h"
 
 namespace unity::viz {
 
@@ -52,7 +55,7 @@ std::string num(double v) {
   return buf;
 }
 
-void writeNode(std::string& out, const GraphNode& n, const std::string& indent) {
+void writeNode(std::string& out, const GraphNode& n, const std::string& indent, bool sized) {
   std::string shape = "box", style = "rounded,filled", extra;
   switch (n.kind) {
   case NodeKind::Param:
@@ -70,9 +73,17 @@ void writeNode(std::string& out, const GraphNode& n, const std::string& indent) 
   default:
     break;
   }
-  out += indent + "n" + std::to_string(n.id) + " [label=\"" + escape(n.label()) +
-         "\" shape=" + shape + " style=\"" + style + "\" fillcolor=\"" + nodeColor(n) + "\"" +
-         extra + "];\n";
+  std::string label = escape(n.label());
+  if (sized) {
+    // dot needs no text to place a box of known size: skipping the label
+    // skips Pango's text measurement.
+    NodeGeometry size = estimateNodeSize(n);
+    label.clear();
+    extra += " width=" + num(size.width / 72.0) + " height=" + num(size.height / 72.0) +
+             " fixedsize=true";
+  }
+  out += indent + "n" + std::to_string(n.id) + " [label=\"" + label + "\" shape=" + shape +
+         " style=\"" + style + "\" fillcolor=\"" + nodeColor(n) + "\"" + extra + "];\n";
 }
 
 /// Graphviz errors go to stderr by default; keep them for our exception.
@@ -193,12 +204,12 @@ std::string toDot(const DataflowGraph& g, const DotOptions& opts) {
     out += "  subgraph cluster_" + std::to_string(ci) + " {\n";
     out += "    label=\"" + escape(c.function) + "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
     for (int m : c.members)
-      writeNode(out, g.nodes[m], "    ");
+      writeNode(out, g.nodes[m], "    ", opts.sizedNodes);
     out += "  }\n";
   }
   for (auto& n : g.nodes)
     if (n.cluster < 0)
-      writeNode(out, n, "  ");
+      writeNode(out, n, "  ", opts.sizedNodes);
   for (size_t i = 0; i < g.edges.size(); ++i) {
     const GraphEdge& e = g.edges[i];
     out += "  n" + std::to_string(e.from) + " -> n" + std::to_string(e.to) + " [id=\"e" +
@@ -211,7 +222,75 @@ std::string toDot(const DataflowGraph& g, const DotOptions& opts) {
   return out;
 }
 
+// DejaVu Sans advance widths of ' ' .. '~' in 1/1000 em.
+constexpr short kDejaVuSansWidths[95] = {
+    318,  401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, // ' '../
+    636,  636, 636, 636, 636, 636, 636, 636, 636, 636, 337, 337, 838, 838, 838, 531, // 0..?
+    1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863, 748, 787, // @..O
+    603,  787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500, // P.._
+    500,  613, 635, 550, 635, 615, 352, 635, 634, 278, 278, 579, 278, 974, 634, 612, // `..o
+    635,  635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636, 337, 636, 838};     // p..~
+
+double textWidth(const std::string& text, double fontSize) {
+  double em = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 32 && c < 127) {
+      em += kDejaVuSansWidths[c - 32] / 1000.0;
+    } else if (c >= 0xC0 || c < 0x80) { // a UTF-8 lead byte (or a control character)
+      em += 0.6;
+    } // continuation bytes add nothing
+  }
+  return em * fontSize;
+}
+
+NodeGeometry estimateNodeSize(const GraphNode& n) {
+  // The DOT output's settings: fontsize 10 (8 for constants), margin
+  // 0.08 x 0.03 in, height >= 0.3 in (0.25 for constants), width >= 0.75 in.
+  const bool constant = n.kind == NodeKind::Constant;
+  const double fontSize = constant ? 8 : 10, lineHeight = fontSize * 1.2;
+  double textW = 0;
+  int lines = 0;
+  std::string label = n.label();
+  for (size_t start = 0;;) {
+    size_t end = label.find('\n', start);
+    textW = std::max(textW, textWidth(label.substr(start, end - start), fontSize));
+    ++lines;
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  double w = textW + 2 * 0.08 * 72, h = lines * lineHeight + 2 * 0.03 * 72;
+  if (n.kind == NodeKind::Param || n.kind == NodeKind::Output) {
+    w *= 1.4142; // an ellipse around the text box
+    h *= 1.4142;
+  }
+  NodeGeometry geo;
+  geo.width = std::ceil(std::max(w, 0.75 * 72));
+  geo.height = std::ceil(std::max(h, (constant ? 0.25 : 0.3) * 72));
+  return geo;
+}
+
+const GraphLayouter& chooseLayouter(const DataflowGraph& g, const LayoutOptions& opts) {
+  static const GraphvizLayouter dot;
+  static const LayeredLayouter layered;
+  switch (opts.engine) {
+  case LayoutEngine::Graphviz:
+    return dot;
+  case LayoutEngine::Layered:
+    return layered;
+  case LayoutEngine::Auto:
+    break;
+  }
+  return g.nodes.size() > opts.layeredAbove ? static_cast<const GraphLayouter&>(layered) : dot;
+}
+
 std::optional<GraphLayout> layoutGraph(const DataflowGraph& g, const LayoutOptions& opts) {
+  return chooseLayouter(g, opts).layout(g, opts);
+}
+
+std::optional<GraphLayout> GraphvizLayouter::layout(const DataflowGraph& g,
+                                                    const LayoutOptions& opts) const {
   auto cancelled = [&] { return opts.cancel && opts.cancel->load(); };
   if (cancelled())
     return std::nullopt;
@@ -222,6 +301,17 @@ std::optional<GraphLayout> layoutGraph(const DataflowGraph& g, const LayoutOptio
   dopts.nslimit1 = opts.nslimit1;
   dopts.mclimit = opts.mclimit;
   dopts.searchsize = opts.searchsize;
+  dopts.sizedNodes = !opts.measureLabels;
+  // dot's network simplex may run nslimit x nodes iterations, each linear
+  // in the graph: on 5,000 nodes the default bound allows ~20,000 (about a
+  // minute) for a few pixels of straighter edges. Big graphs get a fixed
+  // budget of iterations instead.
+  const double nodes = static_cast<double>(g.nodes.size());
+  if (nodes > kBigGraphNodes) {
+    dopts.nslimit = std::min(dopts.nslimit, kBigGraphSimplexIterations / nodes);
+    dopts.nslimit1 = std::min(dopts.nslimit1, kBigGraphSimplexIterations / nodes);
+    dopts.mclimit = std::min(dopts.mclimit, 0.2);
+  }
   std::string dot = toDot(g, dopts);
 
   std::lock_guard lock(graphvizMutex());
@@ -232,6 +322,7 @@ std::optional<GraphLayout> layoutGraph(const DataflowGraph& g, const LayoutOptio
   LaidOut laid(dot, ("layout of '" + g.function + "'").c_str());
   Agraph_t* ag = laid.get();
   GraphLayout L;
+  L.engine = name();
   L.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (cancelled())
     return std::nullopt;
