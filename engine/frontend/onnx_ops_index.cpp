@@ -6,7 +6,7 @@
 // operators.
 //
 // Operands that ONNX passes as tensors but our operators take as attributes
-// (CumSum's axis, Trilu's k, TopK's K, OneHot's depth and values) must be
+// (CumSum's axis, Trilu's k, TopK's K, OneHot's depth) must be
 // known at import time. Compositions are exact: Hardmax = one_hot(argmax),
 // SoftmaxCrossEntropyLoss = nll_loss(log_softmax(scores, axis 1)), EyeLike
 // of a static shape is a constant.
@@ -83,13 +83,31 @@ void convertOneHot(NodeContext& c) {
   if (depthV.size() != 1)
     c.unsupported("depth must hold one value");
   const Tensor* values = c.constant(2);
-  if (!values)
-    c.unsupported("OneHot values must be known at import time");
-  if (values->numel() != 2)
-    c.unsupported("values must hold [off_value, on_value]");
   Expr idx = c.expr(0);
   if (!c.dtype(0).isIntegral())
     idx = c.op("astype", {idx}, {{"dtype", DataType::Int64()}}).expr;
+  if (!values) {
+    // Values known only at run time: a boolean one-hot mask selects
+    // values[1] (on) or values[0] (off).
+    auto vshape = c.shape(2);
+    if (vshape.size() != 1 || !isConstInt(vshape[0], 2))
+      c.unsupported("values must hold [off_value, on_value]");
+    auto pick = [&](int64_t i) {
+      Tensor at(DataType::Int64(), {});
+      at.setDouble(0, static_cast<double>(i));
+      return c.op("take", {c.expr(2), NodeContext::constant(at).expr}, {{"axis", int64_t(0)}});
+    };
+    Value mask = c.op("one_hot", {idx},
+                      {{"depth", depthV[0]},
+                       {"axis", c.attrInt("axis", -1)},
+                       {"on_value", 1.0},
+                       {"off_value", 0.0},
+                       {"dtype", DataType::Bool()}});
+    c.output(0, c.op("where", {mask.expr, pick(1).expr, pick(0).expr}));
+    return;
+  }
+  if (values->numel() != 2)
+    c.unsupported("values must hold [off_value, on_value]");
   c.output(0, c.op("one_hot", {idx},
                    {{"depth", depthV[0]},
                     {"axis", c.attrInt("axis", -1)},

@@ -1,6 +1,6 @@
-// ONNX neural-network operators: Conv/ConvTranspose (1-D and 2-D), Gemm,
+// ONNX neural-network operators: Conv/ConvTranspose (1-D to 3-D), Gemm,
 // MatMul, BatchNormalization, pooling, Softmax/LogSoftmax, LayerNormalization,
-// InstanceNormalization, Resize.
+// InstanceNormalization, MeanVarianceNormalization, LRN, Resize.
 //
 // Padding: ONNX pads are [begin_1..begin_n, end_1..end_n], the order our
 // conv/pool `padding` uses too. auto_pad SAME_* is resolved here from the
@@ -10,10 +10,11 @@
 //
 // Softmax before opset 13 flattens the input to 2-D at `axis` (default 1) and
 // normalizes over the whole trailing block; from 13 on it is per-axis
-// (default -1). 1-D pooling runs as 2-D pooling over a unit height.
+// (default -1). 1-D pooling runs as 2-D pooling over a unit height, 3-D
+// pooling uses the NCDHW pooling ops.
 #include <cmath>
-
 #include <cstring>
+#include <limits>
 
 #include "engine/frontend/onnx_convert.h"
 
@@ -73,8 +74,9 @@ Value addChannelBias(NodeContext& c, Value y, int biasInput, int rank) {
 
 void convertConv(NodeContext& c, bool transpose) {
   int rank = c.rank(0);
-  if (rank != 3 && rank != 4)
-    c.unsupported(std::to_string(rank - 2) + "-D convolution is not supported (1-D and 2-D are)");
+  if (rank < 3 || rank > 5)
+    c.unsupported(std::to_string(rank - 2) +
+                  "-D convolution is not supported (1-D, 2-D and 3-D are)");
   int sp = rank - 2;
   auto wshape = c.staticShape(1, "Conv");
   std::vector<int64_t> k(wshape.begin() + 2, wshape.end());
@@ -92,7 +94,9 @@ void convertConv(NodeContext& c, bool transpose) {
   if (transpose) {
     // 1-D runs as 2-D over a unit height: every spatial list gets a leading
     // neutral entry, input and weight a unit axis 2 (squeezed at the end).
+    // `ns` is the spatial rank of the op used (2 or 3).
     bool lift = sp == 1;
+    size_t ns = lift ? 2 : static_cast<size_t>(sp);
     auto lifted = [&](std::vector<int64_t> v, int64_t neutral, int per) {
       if (!lift || static_cast<int>(v.size()) != per)
         return v;
@@ -116,10 +120,10 @@ void convertConv(NodeContext& c, bool transpose) {
         autoPad != "SAME_LOWER")
       c.unsupported("auto_pad='" + autoPad + "' for ConvTranspose");
     auto pads = autoPad == "VALID"
-                    ? std::vector<int64_t>(4, 0)
+                    ? std::vector<int64_t>(2 * ns, 0)
                     : lifted(c.attrInts("pads", std::vector<int64_t>(2 * sp, 0)), 0, 2);
     auto outPad = lifted(c.attrInts("output_padding", std::vector<int64_t>(sp, 0)), 0, 1);
-    if (pads.size() != 4 || outPad.size() != 2)
+    if (pads.size() != 2 * ns || outPad.size() != ns)
       c.unsupported("pads/output_padding do not match the spatial rank");
     // output_shape (or SAME_*: output = input * stride) fixes the pads, as
     // the ONNX spec computes them: total = stride * (in - 1) + output_padding
@@ -135,12 +139,15 @@ void convertConv(NodeContext& c, bool transpose) {
         outShape.erase(outShape.begin(), outShape.begin() + 2);
       if (c.hasAttr("output_shape"))
         outShape = lifted(outShape, 1, 1);
-      if (!c.hasAttr("output_shape"))
-        outShape = {xs[2] * strides[0], xs[3] * strides[1]};
-      if (outShape.size() != 2)
-        c.unsupported("output_shape must give 2 spatial sizes");
+      if (!c.hasAttr("output_shape")) {
+        outShape.clear();
+        for (size_t i = 0; i < ns; ++i)
+          outShape.push_back(xs[2 + i] * strides[i]);
+      }
+      if (outShape.size() != ns)
+        c.unsupported("output_shape must give " + std::to_string(sp) + " spatial sizes");
       auto floorDiv2 = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
-      for (int i = 0; i < 2; ++i) {
+      for (size_t i = 0; i < ns; ++i) {
         int64_t total =
             strides[i] * (xs[2 + i] - 1) + outPad[i] + (k[i] - 1) * dil[i] + 1 - outShape[i];
         int64_t half = floorDiv2(total);
@@ -153,19 +160,21 @@ void convertConv(NodeContext& c, bool transpose) {
           end = 0;
         }
         pads[i] = begin;
-        pads[i + 2] = end;
+        pads[i + ns] = end;
       }
     }
     a.set("padding", pads);
     a.set("output_padding", outPad);
-    Value y = c.op("nn.conv2d_transpose", {xin.expr, win.expr}, a);
+    Value y =
+        c.op(ns == 3 ? "nn.conv3d_transpose" : "nn.conv2d_transpose", {xin.expr, win.expr}, a);
     if (lift)
       y = c.op("squeeze", {y.expr}, {{"axis", std::vector<int64_t>{2}}});
     c.output(0, addChannelBias(c, y, 2, rank));
     return;
   }
   a.set("padding", resolvePads(c, sp, k, strides, dil, 0));
-  Value y = c.op(sp == 1 ? "nn.conv1d" : "nn.conv2d", {c.expr(0), c.expr(1)}, a);
+  static const char* ops[] = {"nn.conv1d", "nn.conv2d", "nn.conv3d"};
+  Value y = c.op(ops[sp - 1], {c.expr(0), c.expr(1)}, a);
   c.output(0, addChannelBias(c, y, 2, rank));
 }
 
@@ -268,21 +277,121 @@ void convertBatchNorm(NodeContext& c) {
                    {{"axis", int64_t(1)}, {"epsilon", c.attrFloat("epsilon", 1e-5)}}));
 }
 
+/// MaxPool with its Indices output, composed from gathers over a static
+/// shape: the input, padded with -inf (and the ceil_mode overhang), is
+/// flattened per (n, c); a constant table lists, per output position and
+/// window tap, the padded flat position, so take() gives the windows
+/// (N, C, P, K); their max is the value and their argmax the tap. A second
+/// table maps (position, tap) to the tap's flat spatial index in the input
+/// (row-major, or column-major for storage_order=1), to which
+/// (n * C + c) * spatial size is added: ONNX's Indices.
+void convertMaxPoolWithIndices(NodeContext& c, int sp, const std::vector<int64_t>& k,
+                               const std::vector<int64_t>& strides, const std::vector<int64_t>& dil,
+                               const std::vector<int64_t>& pads, bool ceil) {
+  auto xs = c.staticShape(0, "MaxPool's Indices output");
+  if (!c.dtype(0).isFloat())
+    c.unsupported("the Indices output needs a float input");
+  bool colMajor = c.attrInt("storage_order", 0) != 0;
+  std::vector<int64_t> in(xs.begin() + 2, xs.end()), out(sp), padded(sp), after(sp);
+  for (int d = 0; d < sp; ++d) {
+    int64_t span = dil[d] * (k[d] - 1) + 1;
+    int64_t num = in[d] + pads[d] + pads[sp + d] - span;
+    if (num < 0)
+      c.unsupported("the window is larger than the padded input");
+    out[d] = (ceil ? (num + strides[d] - 1) / strides[d] : num / strides[d]) + 1;
+    int64_t need = (out[d] - 1) * strides[d] + span;
+    after[d] = std::max(pads[sp + d], need - in[d] - pads[d]);
+    padded[d] = in[d] + pads[d] + after[d];
+  }
+  int64_t P = 1, K = 1, S = 1, PF = 1;
+  for (int d = 0; d < sp; ++d) {
+    P *= out[d];
+    K *= k[d];
+    S *= in[d];
+    PF *= padded[d];
+  }
+  Tensor gather(DataType::Int64(), {P, K}), source(DataType::Int64(), {P * K});
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t t = 0; t < K; ++t) {
+      int64_t pr = p, tr = t, flatPadded = 0, rowMajor = 0, colIdx = 0, colStride = 1;
+      std::vector<int64_t> pos(sp);
+      for (int d = sp - 1; d >= 0; --d) { // unravel p over out, t over k
+        int64_t o = pr % out[d], kk = tr % k[d];
+        pr /= out[d];
+        tr /= k[d];
+        pos[d] = o * strides[d] + kk * dil[d]; // in the padded input
+      }
+      bool inside = true;
+      for (int d = 0; d < sp; ++d) {
+        flatPadded = flatPadded * padded[d] + pos[d];
+        int64_t i = pos[d] - pads[d];
+        inside = inside && i >= 0 && i < in[d];
+        rowMajor = rowMajor * in[d] + i;
+      }
+      for (int d = 0; d < sp; ++d) { // column-major: the first spatial axis varies fastest
+        colIdx += (pos[d] - pads[d]) * colStride;
+        colStride *= in[d];
+      }
+      gather.setDouble(p * K + t, static_cast<double>(flatPadded));
+      source.setDouble(p * K + t, inside ? static_cast<double>(colMajor ? colIdx : rowMajor) : 0);
+    }
+  Value x = c.in(0);
+  bool anyPad = false;
+  std::vector<int64_t> width{0, 0, 0, 0};
+  for (int d = 0; d < sp; ++d) {
+    width.push_back(pads[d]);
+    width.push_back(after[d]);
+    anyPad = anyPad || pads[d] || after[d];
+  }
+  if (anyPad)
+    x = c.op("nn.pad", {x.expr},
+             {{"pad_width", width},
+              {"pad_value", -std::numeric_limits<double>::infinity()},
+              {"pad_mode", std::string("constant")}});
+  int64_t N = xs[0], C = xs[1];
+  auto shapeOf = [](const std::vector<int64_t>& v) {
+    std::vector<PrimExpr> e;
+    for (int64_t d : v)
+      e.push_back(intImm(d));
+    return make<ShapeExpr>(e);
+  };
+  Value flat = c.op("reshape", {x.expr, shapeOf({N, C, PF})});
+  Value win = c.op("take", {flat.expr, NodeContext::constant(gather).expr}, {{"axis", int64_t(2)}});
+  std::vector<int64_t> outShape{N, C};
+  outShape.insert(outShape.end(), out.begin(), out.end());
+  Value values = c.op("max", {win.expr}, {{"axis", std::vector<int64_t>{3}}, {"keepdims", false}});
+  Value tap = c.op("argmax", {win.expr}, {{"axis", int64_t(3)}, {"keepdims", false}});
+  Tensor base(DataType::Int64(), {1, 1, P}), offset(DataType::Int64(), {N, C, 1});
+  for (int64_t p = 0; p < P; ++p)
+    base.setDouble(p, static_cast<double>(p * K));
+  for (int64_t i = 0; i < N * C; ++i)
+    offset.setDouble(i, static_cast<double>(i * S));
+  Value sel = c.op("add", {tap.expr, NodeContext::constant(base).expr});
+  Value spatial =
+      c.op("take", {NodeContext::constant(source).expr, sel.expr}, {{"axis", int64_t(0)}});
+  Value idx = c.op("add", {spatial.expr, NodeContext::constant(offset).expr});
+  c.output(0, c.op("reshape", {values.expr, shapeOf(outShape)}));
+  c.output(1, c.op("reshape", {idx.expr, shapeOf(outShape)}));
+}
+
 void convertPool(NodeContext& c, bool isMax) {
   int rank = c.rank(0);
-  if (rank != 3 && rank != 4)
-    c.unsupported(std::to_string(rank - 2) + "-D pooling is not supported (1-D and 2-D are)");
+  if (rank < 3 || rank > 5)
+    c.unsupported(std::to_string(rank - 2) + "-D pooling is not supported (1-D, 2-D and 3-D are)");
   int sp = rank - 2;
-  if (isMax && c.attrInt("storage_order", 0) != 0)
-    c.unsupported("storage_order=1 is not supported");
-  if (c.node.output_size() > 1 && !c.node.output(1).empty())
-    c.unsupported("the Indices output is not supported");
   auto k = c.attrInts("kernel_shape");
   if (static_cast<int>(k.size()) != sp)
     c.unsupported("kernel_shape must have " + std::to_string(sp) + " values");
   auto strides = c.attrInts("strides", std::vector<int64_t>(sp, 1));
   auto dil = c.attrInts("dilations", std::vector<int64_t>(sp, 1));
+  if (static_cast<int>(strides.size()) != sp || static_cast<int>(dil.size()) != sp)
+    c.unsupported("strides/dilations do not match the spatial rank");
   auto pads = resolvePads(c, sp, k, strides, dil, 0);
+  // storage_order only changes the Indices output.
+  if (isMax && c.node.output_size() > 1 && !c.node.output(1).empty()) {
+    convertMaxPoolWithIndices(c, sp, k, strides, dil, pads, c.attrInt("ceil_mode", 0) != 0);
+    return;
+  }
   Value x = c.in(0);
   if (sp == 1) { // as 2-D over a unit height
     x = c.op("expand_dims", {x.expr}, {{"axis", std::vector<int64_t>{2}}});
@@ -299,7 +408,10 @@ void convertPool(NodeContext& c, bool isMax) {
   a.set("ceil_mode", c.attrInt("ceil_mode", 0) != 0);
   if (!isMax)
     a.set("count_include_pad", c.attrInt("count_include_pad", 0) != 0);
-  Value y = c.op(isMax ? "nn.max_pool2d" : "nn.avg_pool2d", {x.expr}, a);
+  if (sp == 3)
+    a.set("layout", std::string("NCDHW"));
+  std::string op = std::string(isMax ? "nn.max_pool" : "nn.avg_pool") + (sp == 3 ? "3d" : "2d");
+  Value y = c.op(op, {x.expr}, a);
   if (sp == 1)
     y = c.op("squeeze", {y.expr}, {{"axis", std::vector<int64_t>{2}}});
   c.output(0, y);
@@ -407,33 +519,98 @@ void convertInstanceNorm(NodeContext& c) {
   c.output(0, c.op("add", {y.expr, channel(2).expr}));
 }
 
+/// MeanVarianceNormalization: (x - mean) / (sqrt(var) + 1e-9) over `axes`
+/// (default N, H, W), the ONNX function's formula.
+void convertMVN(NodeContext& c) {
+  int rank = c.rank(0);
+  std::vector<int64_t> axes;
+  for (int64_t a : c.attrInts("axes", {0, 2, 3}))
+    axes.push_back(normAxis(c, a, rank));
+  DataType dt = c.dtype(0);
+  Attrs red{{"axis", axes}, {"keepdims", true}};
+  Value mean = c.op("mean", {c.expr(0)}, red);
+  Value centered = c.op("subtract", {c.expr(0), mean.expr});
+  Value var = c.op("mean", {c.op("multiply", {centered.expr, centered.expr}).expr}, red);
+  Value den = c.op("add", {c.op("sqrt", {var.expr}).expr, sc(1e-9, dt)});
+  c.output(0, c.op("divide", {centered.expr, den.expr}));
+}
+
+/// LRN: x / (bias + alpha / size * sum of squares over the channel window
+/// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta. The window
+/// sum is size * an average pooling of x^2 over (C, rest) with zero
+/// padding counted (count_include_pad).
+void convertLRN(NodeContext& c) {
+  int rank = c.rank(0);
+  if (rank < 3)
+    c.unsupported("needs a rank >= 3 input");
+  int64_t size = c.attrInt("size", 0);
+  if (size < 1)
+    c.unsupported("size must be positive");
+  DataType dt = c.dtype(0);
+  double alpha = c.attrFloat("alpha", 1e-4), beta = c.attrFloat("beta", 0.75),
+         bias = c.attrFloat("bias", 1.0);
+  auto shape = c.shape(0);
+  PrimExpr rest = intImm(1);
+  for (int i = 2; i < rank; ++i)
+    rest = foldMul(rest, shape[i]);
+  Value sq = c.op("multiply", {c.expr(0), c.expr(0)});
+  Value grid =
+      c.op("reshape",
+           {sq.expr, make<ShapeExpr>(std::vector<PrimExpr>{shape[0], intImm(1), shape[1], rest})});
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  Value avg = c.op("nn.avg_pool2d", {grid.expr},
+                   {{"pool_size", std::vector<int64_t>{size, 1}},
+                    {"padding", std::vector<int64_t>{lo, 0, hi, 0}},
+                    {"count_include_pad", true}});
+  Value back = c.op("reshape", {avg.expr, make<ShapeExpr>(shape)});
+  Value base = c.op("add", {c.op("multiply", {back.expr, sc(alpha, dt)}).expr, sc(bias, dt)});
+  Value den = c.op("power", {base.expr, sc(beta, dt)});
+  c.output(0, c.op("divide", {c.expr(0), den.expr}));
+}
+
+/// Resize / Upsample of the two trailing axes of an NCHW tensor. With
+/// `scales`, the output size is floor(in * scale) (as the ONNX reference)
+/// and the coordinate mapping uses the scale itself, which differs from
+/// out / in when in * scale is fractional: the op then gets the scales.
 void convertResize(NodeContext& c, bool upsample) {
   if (c.rank(0) != 4)
     c.unsupported("only 4-D (NCHW) inputs are supported");
   auto in = c.staticShape(0, "Resize");
   std::string mode = c.attrString("mode", "nearest");
-  if (mode != "nearest" && mode != "linear")
-    c.unsupported("mode='" + mode + "' is not supported (nearest and linear are)");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    c.unsupported("mode='" + mode + "' is not supported (nearest, linear and cubic are)");
   std::string ctm = "asymmetric", nearest = "floor";
   if (!upsample && c.opset >= 11) {
     ctm = c.attrString("coordinate_transformation_mode", "half_pixel");
     nearest = c.attrString("nearest_mode", "round_prefer_floor");
-    if (c.attrInt("exclude_outside", 0) != 0)
-      c.unsupported("exclude_outside=1 is not supported");
     if (c.attrInt("antialias", 0) != 0)
       c.unsupported("antialias=1 is not supported");
   }
-  if (ctm == "pytorch_half_pixel")
-    ctm = "half_pixel"; // identical whenever the output size is > 1 (checked below)
-  if (ctm != "half_pixel" && ctm != "align_corners" && ctm != "asymmetric")
+  if (ctm != "half_pixel" && ctm != "align_corners" && ctm != "asymmetric" &&
+      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" && ctm != "tf_crop_and_resize")
     c.unsupported("coordinate_transformation_mode='" + ctm + "' is not supported");
+  // tf_crop_and_resize: the roi input [starts..., ends...] (normalized).
+  std::vector<double> roi;
+  if (ctm == "tf_crop_and_resize") {
+    if (!c.has(1))
+      c.unsupported("tf_crop_and_resize needs the roi input");
+    const Tensor* r = c.constant(1);
+    if (!r)
+      c.needConstant(1, "Resize's roi");
+    if (r->numel() != 8)
+      c.unsupported("roi must hold 8 values for a 4-D input");
+    for (int i : {0, 1})
+      if (r->getDouble(i) != 0.0 || r->getDouble(4 + i) != 1.0)
+        c.unsupported("roi may crop only the spatial (H, W) axes");
+    roi = {r->getDouble(2), r->getDouble(3), r->getDouble(6), r->getDouble(7)};
+  }
   // Output size from `sizes` or `scales`.
   std::vector<int64_t> out;
+  std::vector<double> scales;
   int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
   if (!upsample && c.opset >= 11 && c.has(sizesInput))
     out = c.constInts(sizesInput, "Resize's sizes"); // empty = use scales
   if (out.empty()) {
-    std::vector<double> scales;
     if (upsample && c.opset < 9)
       scales = c.attrFloats("scales");
     else {
@@ -448,26 +625,34 @@ void convertResize(NodeContext& c, bool upsample) {
     if (scales.size() != 4)
       c.unsupported("expected 4 scales");
     for (int i = 0; i < 4; ++i) {
-      double o = in[i] * scales[i];
-      if (std::abs(o - std::round(o)) > 1e-6)
-        c.unsupported("a scale that gives a fractional output size is not supported");
-      out.push_back(static_cast<int64_t>(std::llround(o)));
+      if (!(scales[i] > 0))
+        c.unsupported("scales must be positive");
+      out.push_back(static_cast<int64_t>(std::floor(in[i] * scales[i])));
+      if (out.back() < 1)
+        c.unsupported("a scale gives an empty output");
     }
   }
   if (out.size() != 4 || out[0] != in[0] || out[1] != in[1])
     c.unsupported("only spatial (H, W) resizing is supported");
-  if (c.attrString("coordinate_transformation_mode", "") == "pytorch_half_pixel" &&
-      (out[2] == 1 || out[3] == 1))
-    c.unsupported("pytorch_half_pixel with an output size of 1");
   Attrs a;
   a.set("size", std::vector<int64_t>{out[2], out[3]});
   a.set("method", mode == "nearest" ? std::string("nearest_neighbor") : mode);
   a.set("coordinate_transformation_mode", ctm);
+  if (!scales.empty() && (out[2] != in[2] * scales[2] || out[3] != in[3] * scales[3]))
+    a.set("scales", std::vector<double>{scales[2], scales[3]});
   if (mode == "nearest") {
     if (nearest != "floor" && nearest != "ceil" && nearest != "round_prefer_floor" &&
         nearest != "round_prefer_ceil")
       c.unsupported("nearest_mode='" + nearest + "'");
     a.set("rounding_method", nearest);
+  }
+  if (!roi.empty()) {
+    a.set("roi", roi);
+    a.set("extrapolation_value", c.attrFloat("extrapolation_value", 0.0));
+  }
+  if (mode == "cubic") {
+    a.set("cubic_alpha", c.attrFloat("cubic_coeff_a", -0.75));
+    a.set("cubic_exclude", c.attrInt("exclude_outside", 0) != 0);
   }
   c.output(0, c.op("image.resize2d", {c.expr(0)}, a));
 }
@@ -500,6 +685,8 @@ void addNNConverters(ConverterTable& t) {
                  {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
                   "exclude_outside", "antialias", "extrapolation_value"}};
   t["Upsample"] = {[](NodeContext& c) { convertResize(c, true); }, {"mode", "scales"}};
+  t["MeanVarianceNormalization"] = {convertMVN, {"axes"}};
+  t["LRN"] = {convertLRN, {"alpha", "beta", "bias", "size"}};
 }
 
 } // namespace unity::frontend::detail

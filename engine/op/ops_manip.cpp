@@ -389,8 +389,8 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
     fail(call, ctx,
          "method must be \"nearest_neighbor\", \"linear\" or \"cubic\", got \"" + method + "\"");
   std::string ctm = attrString(call, ctx, "coordinate_transformation_mode");
-  static const char* modes[] = {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
-                                "tf_half_pixel_for_nn"};
+  static const char* modes[] = {"half_pixel",         "align_corners",        "asymmetric",
+                                "pytorch_half_pixel", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (std::none_of(std::begin(modes), std::end(modes), [&](const char* m) { return ctm == m; }))
     fail(call, ctx, "unknown coordinate_transformation_mode \"" + ctm + "\"");
   if (attrString(call, ctx, "layout") != "NCHW")
@@ -400,6 +400,27 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
     fail(call, ctx, "size must be positive");
   if (x.ndim >= 0 && x.ndim != 4)
     fail(call, ctx, fmt::format("needs a 4-D NCHW tensor, got rank {}", x.ndim));
+  auto floats = [&](const char* name) {
+    const AttrValue* v = call.attrs.find(name);
+    std::vector<double> r;
+    if (auto* d = v ? std::get_if<std::vector<double>>(v) : nullptr)
+      r = *d;
+    else if (auto* n = v ? std::get_if<std::vector<int64_t>>(v) : nullptr)
+      r.assign(n->begin(), n->end());
+    return r;
+  };
+  if (hasAttr(call, "scales")) {
+    auto scales = floats("scales");
+    if (scales.size() != 2)
+      fail(call, ctx, fmt::format("attribute 'scales' needs 2 values, got {}", scales.size()));
+    for (double sc : scales)
+      if (!(sc > 0))
+        fail(call, ctx, "attribute 'scales' must be positive");
+  }
+  if (ctm == "tf_crop_and_resize" && floats("roi").size() != 4)
+    fail(call, ctx,
+         "tf_crop_and_resize needs attribute 'roi' with 4 values "
+         "(start_h, start_w, end_h, end_w)");
   DataType out = attrDType(call, ctx, "out_dtype");
   if (out.isVoid())
     out = x.dtype;
@@ -510,8 +531,19 @@ void registerManipulationOps() {
         {"layout", Type::String, false, std::string("NCHW"), "data layout"},
         {"method", Type::String, false, std::string("linear"), "nearest_neighbor | linear | cubic"},
         {"coordinate_transformation_mode", Type::String, false, std::string("half_pixel"),
-         "half_pixel | align_corners | asymmetric | pytorch_half_pixel | tf_half_pixel_for_nn"},
+         "half_pixel | align_corners | asymmetric | pytorch_half_pixel | tf_half_pixel_for_nn | "
+         "tf_crop_and_resize"},
         {"rounding_method", Type::String, false, std::string("round"), "nearest_neighbor rounding"},
+        {"cubic_alpha", Type::Float, false, -0.5, "cubic kernel parameter a (ONNX: -0.75)"},
+        {"cubic_exclude", Type::Bool, false, false,
+         "cubic: drop the taps outside the input and renormalize"},
+        {"scales", Type::Floats, false, std::vector<double>{},
+         "(height, width) output/input ratio mapping coordinates; absent = size / input size",
+         true},
+        {"roi", Type::Floats, false, std::vector<double>{},
+         "tf_crop_and_resize: crop box (start_h, start_w, end_h, end_w), normalized", true},
+        {"extrapolation_value", Type::Float, false, 0.0,
+         "tf_crop_and_resize: value of positions outside the input"},
         {"out_dtype", Type::DType, false, std::string(), "output dtype; absent = input", true}},
        deduceResize2d,
        "spatial resize of NCHW images"});

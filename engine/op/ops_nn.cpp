@@ -1,5 +1,5 @@
-// Neural-network operators: matmul, nn.dense / linear, convolutions, pooling,
-// normalization, softmax.
+// Neural-network operators: matmul, nn.dense / linear, convolutions (1-D to
+// 3-D), pooling (2-D and 3-D), normalization, softmax.
 //
 // Output sizes of sliding windows follow the usual formula, built as a
 // symbolic expression and simplified, so a constant input gives a constant
@@ -139,13 +139,17 @@ PrimExpr windowOut(const Call& call, const DeduceContext& ctx, PrimExpr in, Prim
   return out;
 }
 
-/// conv1d (k = 1) and conv2d (k = 2), NC<spatial> data and OI<spatial> weight.
+/// The spatial part of a layout over k axes: W, HW, DHW.
+std::string spatialLayout(size_t k) { return k == 1 ? "W" : k == 2 ? "HW" : "DHW"; }
+
+/// conv1d (k = 1), conv2d (k = 2) and conv3d (k = 3), NC<spatial> data and
+/// OI<spatial> weight (IO<spatial> transposed).
 DeduceFn convolution(size_t k, bool transpose) {
   return [k, transpose](const Call& call, const DeduceContext& ctx) -> StructInfo {
     const TensorSInfo& x = tensorArg(call, ctx, 0);
     const TensorSInfo& w = tensorArg(call, ctx, 1);
     int rank = static_cast<int>(k) + 2;
-    std::string spatial = k == 1 ? "W" : "HW";
+    std::string spatial = spatialLayout(k);
     if (attrString(call, ctx, "data_layout") != "NC" + spatial)
       fail(call, ctx, "only data_layout \"NC" + spatial + "\" is supported");
     std::string kl = transpose ? "IO" + spatial : "OI" + spatial;
@@ -197,12 +201,14 @@ DeduceFn convolution(size_t k, bool transpose) {
 }
 
 std::vector<AttrSpec> convAttrs(size_t k, bool transpose) {
-  std::string spatial = k == 1 ? "W" : "HW";
+  std::string spatial = spatialLayout(k);
   std::vector<int64_t> ones(k, 1), zeros(2 * k, 0);
   std::vector<AttrSpec> a = {
       {"strides", Type::Ints, false, ones, "stride per spatial axis"},
       {"padding", Type::Ints, false, zeros,
-       k == 1 ? "[left, right] (or one value)" : "[top, left, bottom, right] (or 1 or 2 values)"},
+       k == 1   ? "[left, right] (or one value)"
+       : k == 2 ? "[top, left, bottom, right] (or 1 or 2 values)"
+                : "[front, top, left, back, bottom, right] (or 1 or 3 values)"},
       {"dilation", Type::Ints, false, ones, "dilation per spatial axis"},
       {"groups", Type::Int, false, int64_t(1), "grouped convolution"},
       {"data_layout", Type::String, false, "NC" + spatial, "only NC" + spatial},
@@ -216,34 +222,42 @@ std::vector<AttrSpec> convAttrs(size_t k, bool transpose) {
 
 // ----------------------------------------------------------------- pooling
 
-StructInfo deducePool2d(const Call& call, const DeduceContext& ctx) {
-  const TensorSInfo& x = tensorArg(call, ctx, 0);
-  if (attrString(call, ctx, "layout") != "NCHW")
-    fail(call, ctx, "only layout \"NCHW\" is supported");
-  requireRank(call, ctx, x, 0, 4, "data NCHW");
-  auto pool = positive(call, ctx, "pool_size", 2), strides = positive(call, ctx, "strides", 2),
-       dilation = positive(call, ctx, "dilation", 2);
-  std::vector<int64_t> before, after;
-  padding(call, ctx, 2, before, after);
-  bool ceil = attrBool(call, ctx, "ceil_mode");
-  if (!x.shape)
-    return tensorSInfo(x.dtype, 4);
-  std::vector<PrimExpr> shape{(*x.shape)[0], (*x.shape)[1]};
-  for (int i = 0; i < 2; ++i)
-    shape.push_back(windowOut(call, ctx, dim(x, 2 + i), intImm(pool[i]), before[i] + after[i],
-                              strides[i], dilation[i], ceil, i));
-  return tensorSInfo(x.dtype, std::move(shape));
+/// Pooling over k spatial axes (2: NCHW, 3: NCDHW).
+DeduceFn poolDeduce(size_t k) {
+  return [k](const Call& call, const DeduceContext& ctx) -> StructInfo {
+    const TensorSInfo& x = tensorArg(call, ctx, 0);
+    std::string layout = "NC" + spatialLayout(k);
+    if (attrString(call, ctx, "layout") != layout)
+      fail(call, ctx, "only layout \"" + layout + "\" is supported");
+    int rank = static_cast<int>(k) + 2;
+    requireRank(call, ctx, x, 0, rank, ("data " + layout).c_str());
+    auto pool = positive(call, ctx, "pool_size", k), strides = positive(call, ctx, "strides", k),
+         dilation = positive(call, ctx, "dilation", k);
+    std::vector<int64_t> before, after;
+    padding(call, ctx, k, before, after);
+    bool ceil = attrBool(call, ctx, "ceil_mode");
+    if (!x.shape)
+      return tensorSInfo(x.dtype, rank);
+    std::vector<PrimExpr> shape{(*x.shape)[0], (*x.shape)[1]};
+    for (size_t i = 0; i < k; ++i)
+      shape.push_back(windowOut(call, ctx, dim(x, 2 + static_cast<int>(i)), intImm(pool[i]),
+                                before[i] + after[i], strides[i], dilation[i], ceil,
+                                static_cast<int>(i)));
+    return tensorSInfo(x.dtype, std::move(shape));
+  };
 }
 
-std::vector<AttrSpec> poolAttrs() {
-  return {{"pool_size", Type::Ints, true, std::vector<int64_t>{}, "window (height, width)"},
-          {"strides", Type::Ints, false, std::vector<int64_t>{1, 1}, "stride per axis"},
-          {"padding", Type::Ints, false, std::vector<int64_t>{0, 0, 0, 0},
-           "[top, left, bottom, right]"},
-          {"dilation", Type::Ints, false, std::vector<int64_t>{1, 1}, "dilation per axis"},
+std::vector<AttrSpec> poolAttrs(size_t k) {
+  std::string layout = "NC" + spatialLayout(k);
+  return {{"pool_size", Type::Ints, true, std::vector<int64_t>{},
+           k == 2 ? "window (height, width)" : "window (depth, height, width)"},
+          {"strides", Type::Ints, false, std::vector<int64_t>(k, 1), "stride per axis"},
+          {"padding", Type::Ints, false, std::vector<int64_t>(2 * k, 0),
+           k == 2 ? "[top, left, bottom, right]" : "[front, top, left, back, bottom, right]"},
+          {"dilation", Type::Ints, false, std::vector<int64_t>(k, 1), "dilation per axis"},
           {"ceil_mode", Type::Bool, false, false, "round the output size up"},
           {"count_include_pad", Type::Bool, false, false, "average counts padding (avg only)"},
-          {"layout", Type::String, false, std::string("NCHW"), "only NCHW"}};
+          {"layout", Type::String, false, layout, "only " + layout}};
 }
 
 StructInfo deduceAdaptivePool(const Call& call, const DeduceContext& ctx) {
@@ -354,10 +368,18 @@ void registerNNOps() {
               convolution(2, false), "2-D convolution, NCHW data, OIHW weight"});
   registerOp({"nn.conv2d_transpose", 2, 2, OpPattern::OutEWiseFusable, convAttrs(2, true),
               convolution(2, true), "transposed 2-D convolution, NCHW data, IOHW weight"});
-  registerOp({"nn.max_pool2d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(), deducePool2d,
+  registerOp({"nn.conv3d", 2, 2, OpPattern::OutEWiseFusable, convAttrs(3, false),
+              convolution(3, false), "3-D convolution, NCDHW data, OIDHW weight"});
+  registerOp({"nn.conv3d_transpose", 2, 2, OpPattern::OutEWiseFusable, convAttrs(3, true),
+              convolution(3, true), "transposed 3-D convolution, NCDHW data, IODHW weight"});
+  registerOp({"nn.max_pool2d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(2), poolDeduce(2),
               "max over windows"});
-  registerOp({"nn.avg_pool2d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(), deducePool2d,
+  registerOp({"nn.avg_pool2d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(2), poolDeduce(2),
               "average over windows"});
+  registerOp({"nn.max_pool3d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(3), poolDeduce(3),
+              "max over 3-D windows (NCDHW)"});
+  registerOp({"nn.avg_pool3d", 1, 1, OpPattern::OutEWiseFusable, poolAttrs(3), poolDeduce(3),
+              "average over 3-D windows (NCDHW)"});
   registerOp({"nn.adaptive_avg_pool2d",
               1,
               1,

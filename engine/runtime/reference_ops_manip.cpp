@@ -6,7 +6,10 @@
 // repeats the border, reflect mirrors without repeating it; resize2d maps an
 // output coordinate to the input with the coordinate transformation mode,
 // then picks (nearest), interpolates 2x2 (linear) or 4x4 (cubic, Keys
-// kernel with alpha = -0.5 as TVM) neighbours clamped to the border.
+// kernel with parameter cubic_alpha; cubic_exclude drops the taps outside
+// the input and renormalizes) neighbours clamped to the border;
+// tf_crop_and_resize maps into the `roi` box and gives extrapolation_value
+// outside the input.
 #include <algorithm>
 #include <cmath>
 
@@ -308,19 +311,25 @@ RefValue pad(const OpCall& c) {
   return out;
 }
 
-/// Input coordinate of output coordinate o for one axis.
-double sourceCoord(const OpCall& c, const std::string& mode, int64_t o, int64_t in, int64_t out) {
-  double scale = static_cast<double>(in) / static_cast<double>(out);
+/// Input coordinate of output coordinate o for one axis; `scale` is the
+/// output/input ratio (the given one when `given`, else out / in).
+double sourceCoord(const OpCall& c, const std::string& mode, int64_t o, int64_t in, int64_t out,
+                   double scale, bool given) {
+  double inv = 1.0 / scale;
   if (mode == "half_pixel")
-    return (o + 0.5) * scale - 0.5;
+    return (o + 0.5) * inv - 0.5;
   if (mode == "pytorch_half_pixel")
-    return out > 1 ? (o + 0.5) * scale - 0.5 : 0.0;
-  if (mode == "align_corners")
-    return out > 1 ? o * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    return out > 1 ? (o + 0.5) * inv - 0.5 : 0.0;
+  if (mode == "align_corners") {
+    // A given scale makes the resized length in * scale, unrounded (the
+    // ONNX reference's formula); otherwise it is the output size.
+    double len = given ? in * scale : static_cast<double>(out);
+    return len > 1 ? o * static_cast<double>(in - 1) / (len - 1) : 0.0;
+  }
   if (mode == "asymmetric")
-    return o * scale;
+    return o * inv;
   if (mode == "tf_half_pixel_for_nn")
-    return (o + 0.5) * scale;
+    return (o + 0.5) * inv;
   c.fail("unknown coordinate_transformation_mode \"" + mode + "\"");
 }
 
@@ -338,8 +347,8 @@ int64_t nearestIndex(const OpCall& c, const std::string& rounding, double v) {
   c.fail("unknown rounding_method \"" + rounding + "\"");
 }
 
-std::vector<double> cubicWeights(double t) {
-  const double a = -0.5;
+/// Keys' cubic kernel with parameter a at distances 1 + t, t, 1 - t, 2 - t.
+std::vector<double> cubicWeights(double t, double a) {
   double t2 = t * t, t3 = t2 * t;
   return {a * (t3 - 2 * t2 + t), (a + 2) * t3 - (3 + a) * t2 + 1,
           -(a + 2) * t3 + (3 + 2 * a) * t2 - a * t, -a * t3 + a * t2};
@@ -364,13 +373,53 @@ RefValue resize2d(const OpCall& c) {
     dtype = x.dtype();
   int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
   int64_t OH = size[0], OW = size[1];
+  double scaleH = static_cast<double>(OH) / H, scaleW = static_cast<double>(OW) / W;
+  bool givenScales = c.hasAttr("scales");
+  auto floats = [&](const char* name) {
+    const ir::AttrValue* v = c.call.attrs.find(name);
+    std::vector<double> r;
+    if (auto* d = v ? std::get_if<std::vector<double>>(v) : nullptr)
+      r = *d;
+    else if (auto* n = v ? std::get_if<std::vector<int64_t>>(v) : nullptr)
+      r.assign(n->begin(), n->end());
+    return r;
+  };
+  bool crop = mode == "tf_crop_and_resize";
+  std::vector<double> roi = floats("roi");
+  if (crop && roi.size() != 4)
+    c.fail("tf_crop_and_resize needs a roi of 4 values");
+  double extrapolation = c.attrFloat("extrapolation_value");
+  if (c.hasAttr("scales")) {
+    std::vector<double> sc = floats("scales");
+    if (sc.size() != 2 || !(sc[0] > 0) || !(sc[1] > 0))
+      c.fail("scales must be two positive values");
+    scaleH = sc[0];
+    scaleW = sc[1];
+  }
+  double alpha = c.attrFloat("cubic_alpha");
+  bool exclude = c.attrBool("cubic_exclude");
   Tensor out(dtype, {N, C, OH, OW});
   auto px = [&](int64_t n, int64_t ch, int64_t y, int64_t xx) {
     return at(x, {n, ch, std::clamp<int64_t>(y, 0, H - 1), std::clamp<int64_t>(xx, 0, W - 1)});
   };
   for (int64_t i = 0; i < out.numel(); ++i) {
     auto o = unravel(i, out.shape());
-    double sy = sourceCoord(c, mode, o[2], H, OH), sx = sourceCoord(c, mode, o[3], W, OW);
+    double sy, sx;
+    if (crop) {
+      auto cropCoord = [](int64_t oi, int64_t in, int64_t out, double start, double end) {
+        return out > 1 ? start * (in - 1) + oi * (end - start) * (in - 1) / (out - 1)
+                       : 0.5 * (start + end) * (in - 1);
+      };
+      sy = cropCoord(o[2], H, OH, roi[0], roi[2]);
+      sx = cropCoord(o[3], W, OW, roi[1], roi[3]);
+      if (sy < 0 || sy > H - 1 || sx < 0 || sx > W - 1) {
+        store(out, i, extrapolation);
+        continue;
+      }
+    } else {
+      sy = sourceCoord(c, mode, o[2], H, OH, scaleH, givenScales);
+      sx = sourceCoord(c, mode, o[3], W, OW, scaleW, givenScales);
+    }
     double v;
     if (method == "nearest_neighbor") {
       v = px(o[0], o[1], nearestIndex(c, rounding, sy), nearestIndex(c, rounding, sx));
@@ -382,7 +431,21 @@ RefValue resize2d(const OpCall& c) {
       v = top * (1 - ly) + bottom * ly;
     } else if (method == "cubic") {
       int64_t y0 = static_cast<int64_t>(std::floor(sy)), x0 = static_cast<int64_t>(std::floor(sx));
-      auto wy = cubicWeights(sy - y0), wx = cubicWeights(sx - x0);
+      auto wy = cubicWeights(sy - y0, alpha), wx = cubicWeights(sx - x0, alpha);
+      if (exclude) { // drop the taps outside the input, renormalize
+        auto keepInside = [](std::vector<double>& w, int64_t first, int64_t n) {
+          double total = 0;
+          for (int k = 0; k < 4; ++k) {
+            if (first + k < 0 || first + k >= n)
+              w[k] = 0;
+            total += w[k];
+          }
+          for (double& wk : w)
+            wk /= total;
+        };
+        keepInside(wy, y0 - 1, H);
+        keepInside(wx, x0 - 1, W);
+      }
       v = 0;
       for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 4; ++b)

@@ -5,9 +5,10 @@
 //    shapes and reshaped;
 //  - convolutions: out[n, o, y, x] = sum_{c in group, ky, kx}
 //    data[n, c, y*s - pad + ky*d, ...] * w[o, c, ky, kx], conv1d as conv2d
-//    of height 1; the transposed convolution scatters every input element
-//    through the kernel into the output;
-//  - pooling: windows at y*s - pad + k*d; max over the in-bounds elements,
+//    of height 1, conv3d as the same sum over any number of axes; the
+//    transposed convolutions scatter every input element through the
+//    kernel into the output;
+//  - pooling (2-D and 3-D): windows at y*s - pad + k*d; max over the in-bounds elements,
 //    average over the in-bounds elements or (count_include_pad) over the
 //    window positions inside the padded input; adaptive pooling averages
 //    rows [floor(i*H/OH), ceil((i+1)*H/OH));
@@ -265,6 +266,117 @@ RefValue conv2dTranspose(const OpCall& c) {
   return out;
 }
 
+/// Output extent of a sliding window (the formula of engine/op/ops_nn.cpp).
+int64_t windowExtent(int64_t in, int64_t padSum, int64_t k, int64_t stride, int64_t dilation,
+                     bool ceil) {
+  int64_t num = in + padSum - (dilation * (k - 1) + 1);
+  if (ceil)
+    num += stride - 1;
+  return floorDiv(num, stride) + 1;
+}
+
+/// Convolution over any number of spatial axes (used for 3-D): every output
+/// element sums data[n, g * Cg + c, o * s - pad + k * d] * w[o, c, k] over the
+/// in-bounds taps.
+RefValue convNd(const OpCall& c, size_t k, const std::string& data, const std::string& kernel) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  checkLayouts(c, data, kernel, x, w);
+  Window p = window(c, k);
+  int64_t groups = c.attrInt("groups");
+  int64_t C = x.shape()[1], O = w.shape()[0], Cg = w.shape()[1];
+  if (groups <= 0 || Cg * groups != C)
+    c.fail("input channels " + std::to_string(C) + " differ from weight in-channels * groups");
+  if (O % groups != 0)
+    c.fail("output channels are not divisible by groups");
+  std::vector<int64_t> outShape{x.shape()[0], O}, kShape(w.shape().begin() + 2, w.shape().end());
+  for (size_t d = 0; d < k; ++d) {
+    int64_t e = windowExtent(x.shape()[2 + d], p.before[d] + p.after[d], kShape[d], p.strides[d],
+                             p.dilation[d], false);
+    if (e <= 0)
+      c.fail("the window is larger than the padded input");
+    outShape.push_back(e);
+  }
+  Tensor out(outDType(c, x), outShape);
+  int64_t taps = numelOf(kShape), Og = O / groups;
+  for (int64_t f = 0; f < out.numel(); ++f) {
+    auto o = unravel(f, outShape);
+    int64_t g = o[1] / Og;
+    double acc = 0;
+    for (int64_t ic = 0; ic < Cg; ++ic)
+      for (int64_t t = 0; t < taps; ++t) {
+        auto kk = unravel(t, kShape);
+        std::vector<int64_t> xi{o[0], g * Cg + ic}, wi{o[1], ic};
+        bool inside = true;
+        for (size_t d = 0; d < k && inside; ++d) {
+          int64_t pos = o[2 + d] * p.strides[d] - p.before[d] + kk[d] * p.dilation[d];
+          inside = pos >= 0 && pos < x.shape()[2 + d];
+          xi.push_back(pos);
+          wi.push_back(kk[d]);
+        }
+        if (inside)
+          acc += at(x, xi) * at(w, wi);
+      }
+    store(out, f, acc);
+  }
+  return out;
+}
+
+/// Transposed convolution over any number of spatial axes (used for 3-D):
+/// every input element scatters through the kernel into
+/// out[n, g * Og + oc, i * s - pad + k * d].
+RefValue convTransposeNd(const OpCall& c, size_t k, const std::string& data,
+                         const std::string& kernel) {
+  const Tensor& x = c.tensor(0);
+  const Tensor& w = c.tensor(1);
+  checkLayouts(c, data, kernel, x, w);
+  Window p = window(c, k);
+  auto outPad = c.attrInts("output_padding");
+  if (outPad.size() == 1)
+    outPad.assign(k, outPad[0]);
+  if (outPad.size() != k)
+    c.fail("attribute 'output_padding' needs 1 or " + std::to_string(k) + " values");
+  int64_t groups = c.attrInt("groups");
+  int64_t C = x.shape()[1], Og = w.shape()[1];
+  if (groups <= 0 || w.shape()[0] != C || C % groups != 0)
+    c.fail("input channels differ from weight dimension 0 or do not divide into groups");
+  int64_t Cg = C / groups;
+  std::vector<int64_t> outShape{x.shape()[0], Og * groups},
+      kShape(w.shape().begin() + 2, w.shape().end());
+  for (size_t d = 0; d < k; ++d) {
+    int64_t e = (x.shape()[2 + d] - 1) * p.strides[d] - p.before[d] - p.after[d] +
+                p.dilation[d] * (kShape[d] - 1) + outPad[d] + 1;
+    if (e <= 0)
+      c.fail("output size is not positive");
+    outShape.push_back(e);
+  }
+  std::vector<double> acc(numelOf(outShape), 0.0);
+  int64_t taps = numelOf(kShape);
+  for (int64_t f = 0; f < x.numel(); ++f) {
+    auto i = unravel(f, x.shape());
+    double v = x.getDouble(f);
+    int64_t g = i[1] / Cg;
+    for (int64_t oc = 0; oc < Og; ++oc)
+      for (int64_t t = 0; t < taps; ++t) {
+        auto kk = unravel(t, kShape);
+        std::vector<int64_t> oi{i[0], g * Og + oc}, wi{i[1], oc};
+        bool inside = true;
+        for (size_t d = 0; d < k && inside; ++d) {
+          int64_t pos = i[2 + d] * p.strides[d] - p.before[d] + kk[d] * p.dilation[d];
+          inside = pos >= 0 && pos < outShape[2 + d];
+          oi.push_back(pos);
+          wi.push_back(kk[d]);
+        }
+        if (inside)
+          acc[ravel(oi, outShape)] += v * at(w, wi);
+      }
+  }
+  Tensor out(outDType(c, x), outShape);
+  for (int64_t f = 0; f < out.numel(); ++f)
+    store(out, f, acc[f]);
+  return out;
+}
+
 // ------------------------------------------------------------------ pooling
 
 const Tensor& nchw(const OpCall& c) {
@@ -276,47 +388,55 @@ const Tensor& nchw(const OpCall& c) {
   return x;
 }
 
-RefValue pool2d(const OpCall& c, bool isMax) {
-  const Tensor& x = nchw(c);
-  Window p = window(c, 2);
-  auto k = expand(c, "pool_size", 2);
+/// Max or average pooling over k spatial axes (NCHW, NCDHW).
+RefValue poolNd(const OpCall& c, size_t k, bool isMax) {
+  const Tensor& x = c.tensor(0);
+  std::string layout = k == 2 ? "NCHW" : "NCDHW";
+  if (c.attrString("layout") != layout)
+    c.fail("only layout " + layout + " is supported");
+  if (x.ndim() != static_cast<int>(k) + 2)
+    c.fail("needs a " + std::to_string(k + 2) + "-D " + layout + " tensor");
+  Window p = window(c, k);
+  auto ks = expand(c, "pool_size", k);
   bool ceil = c.attrBool("ceil_mode"), includePad = c.attrBool("count_include_pad");
-  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
-  int64_t in[2] = {H, W}, outSize[2];
-  for (int i = 0; i < 2; ++i) {
-    int64_t num = in[i] + p.before[i] + p.after[i] - (p.dilation[i] * (k[i] - 1) + 1);
-    if (ceil)
-      num += p.strides[i] - 1;
-    outSize[i] = floorDiv(num, p.strides[i]) + 1;
-    if (outSize[i] <= 0)
+  std::vector<int64_t> outShape{x.shape()[0], x.shape()[1]};
+  for (size_t d = 0; d < k; ++d) {
+    int64_t e = windowExtent(x.shape()[2 + d], p.before[d] + p.after[d], ks[d], p.strides[d],
+                             p.dilation[d], ceil);
+    if (e <= 0)
       c.fail("the window is larger than the padded input");
+    outShape.push_back(e);
   }
-  Tensor out(x.dtype(), {N, C, outSize[0], outSize[1]});
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t ch = 0; ch < C; ++ch)
-      for (int64_t oy = 0; oy < outSize[0]; ++oy)
-        for (int64_t ox = 0; ox < outSize[1]; ++ox) {
-          double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-          int64_t inBounds = 0, inPadded = 0;
-          for (int64_t ky = 0; ky < k[0]; ++ky)
-            for (int64_t kx = 0; kx < k[1]; ++kx) {
-              int64_t iy = oy * p.strides[0] - p.before[0] + ky * p.dilation[0];
-              int64_t ix = ox * p.strides[1] - p.before[1] + kx * p.dilation[1];
-              if (iy >= -p.before[0] && iy < H + p.after[0] && ix >= -p.before[1] &&
-                  ix < W + p.after[1])
-                inPadded++;
-              if (iy < 0 || iy >= H || ix < 0 || ix >= W)
-                continue;
-              inBounds++;
-              double v = at(x, {n, ch, iy, ix});
-              acc = isMax ? std::max(acc, v) : acc + v;
-            }
-          if (!isMax) {
-            int64_t count = includePad ? inPadded : inBounds;
-            acc = count ? acc / static_cast<double>(count) : 0.0;
-          }
-          store(out, ravel({n, ch, oy, ox}, out.shape()), acc);
-        }
+  Tensor out(x.dtype(), outShape);
+  int64_t taps = numelOf(ks);
+  for (int64_t f = 0; f < out.numel(); ++f) {
+    auto o = unravel(f, outShape);
+    double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    int64_t inBounds = 0, inPadded = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      auto kk = unravel(t, ks);
+      std::vector<int64_t> xi{o[0], o[1]};
+      bool padded = true, inside = true;
+      for (size_t d = 0; d < k; ++d) {
+        int64_t pos = o[2 + d] * p.strides[d] - p.before[d] + kk[d] * p.dilation[d];
+        int64_t n = x.shape()[2 + d];
+        padded = padded && pos >= -p.before[d] && pos < n + p.after[d];
+        inside = inside && pos >= 0 && pos < n;
+        xi.push_back(pos);
+      }
+      inPadded += padded;
+      if (!inside)
+        continue;
+      inBounds++;
+      double v = at(x, xi);
+      acc = isMax ? std::max(acc, v) : acc + v;
+    }
+    if (!isMax) {
+      int64_t count = includePad ? inPadded : inBounds;
+      acc = count ? acc / static_cast<double>(count) : 0.0;
+    }
+    store(out, f, acc);
+  }
   return out;
 }
 
@@ -471,8 +591,14 @@ void addNNOps(OpTable& t) {
   t["nn.conv1d"] = conv1d;
   t["nn.conv2d"] = conv2d;
   t["nn.conv2d_transpose"] = conv2dTranspose;
-  t["nn.max_pool2d"] = [](const OpCall& c) { return pool2d(c, true); };
-  t["nn.avg_pool2d"] = [](const OpCall& c) { return pool2d(c, false); };
+  t["nn.conv3d"] = [](const OpCall& c) { return convNd(c, 3, "NCDHW", "OIDHW"); };
+  t["nn.conv3d_transpose"] = [](const OpCall& c) {
+    return convTransposeNd(c, 3, "NCDHW", "IODHW");
+  };
+  t["nn.max_pool2d"] = [](const OpCall& c) { return poolNd(c, 2, true); };
+  t["nn.avg_pool2d"] = [](const OpCall& c) { return poolNd(c, 2, false); };
+  t["nn.max_pool3d"] = [](const OpCall& c) { return poolNd(c, 3, true); };
+  t["nn.avg_pool3d"] = [](const OpCall& c) { return poolNd(c, 3, false); };
   t["nn.adaptive_avg_pool2d"] = [](const OpCall& c) { return adaptiveAvgPool2d(c, false); };
   t["nn.global_avg_pool2d"] = [](const OpCall& c) { return adaptiveAvgPool2d(c, true); };
   t["nn.batch_norm"] = batchNorm;

@@ -101,6 +101,23 @@ Tensor conv2dTranspose(const Tensor& data, const Tensor& weight, const Conv2dPar
                        std::vector<int64_t> outputPadding = {0, 0},
                        const std::string& name = "conv2d_transpose_nchw");
 
+/// 3-D convolution parameters: one value per spatial axis (D, H, W);
+/// padding [front, top, left, back, bottom, right] (3 values: symmetric).
+struct Conv3dParams {
+  std::vector<int64_t> strides{1, 1, 1};
+  std::vector<int64_t> padding{0, 0, 0, 0, 0, 0};
+  std::vector<int64_t> dilation{1, 1, 1};
+  int64_t groups = 1;
+};
+/// NCDHW data, OIDHW weight (I = C / groups).
+Tensor conv3d(const Tensor& data, const Tensor& weight, Conv3dParams p = {},
+              const std::string& name = "conv3d_ncdhw");
+/// NCDHW data, IODHW weight ([C, O / groups, KD, KH, KW]); output size per
+/// axis (in - 1) * stride - pads + dilation * (k - 1) + output_padding + 1.
+Tensor conv3dTranspose(const Tensor& data, const Tensor& weight, Conv3dParams p = {},
+                       std::vector<int64_t> outputPadding = {0, 0, 0},
+                       const std::string& name = "conv3d_transpose_ncdhw");
+
 enum class PoolType { Max, Avg };
 /// NCHW pooling; padding as in Conv2dParams. Max pooling pads with the
 /// lowest value; average pooling divides by the window size when
@@ -108,6 +125,21 @@ enum class PoolType { Max, Avg };
 Tensor pool2d(const Tensor& data, PoolType type, std::vector<int64_t> kernel,
               std::vector<int64_t> strides = {1, 1}, std::vector<int64_t> padding = {0, 0, 0, 0},
               bool countIncludePad = false, const std::string& name = "pool2d");
+/// Window parameters of pool(): one value per spatial axis; padding as
+/// all befores then all afters (or one per axis, symmetric); an empty
+/// dilation means 1.
+struct PoolParams {
+  std::vector<int64_t> kernel, strides, dilation, padding;
+  bool ceilMode = false;        // round the output size up (needs constant spatial sizes)
+  bool countIncludePad = false; // average: divide by the taps inside the padded input
+};
+/// Pooling over the trailing `spatial` dims of [N, C, *S] data (NCW, NCHW,
+/// NCDHW). Windows start at o * stride - pad_before and take every
+/// dilation-th element; positions outside the input count as padding
+/// (lowest value for max). Average divides by the taps inside the input
+/// (or inside the padded input when countIncludePad).
+Tensor pool(const Tensor& data, PoolType type, size_t spatial, const PoolParams& p,
+            const std::string& name = "pool");
 /// NCHW -> NC11 mean over H and W.
 Tensor globalAvgPool2d(const Tensor& data, const std::string& name = "global_avg_pool2d");
 
@@ -174,6 +206,10 @@ Tensor broadcastTo(const Tensor& x, std::vector<ir::PrimExpr> shape,
 /// Constant padding; before/after per dim.
 Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after,
            double value = 0.0, const std::string& name = "T_pad");
+/// Edge padding (the nearest element repeated) or reflect padding (mirrored
+/// about the first and last element, numpy's "reflect"); before/after per dim.
+Tensor padMode(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after,
+               const std::string& mode, const std::string& name = "T_pad");
 /// NCHW resize to (outH, outW). method: "nearest" | "linear";
 /// coordinateMode: "half_pixel" | "align_corners" | "asymmetric";
 /// nearestMode (nearest only): "floor" | "ceil" | "round_prefer_floor" | "round_prefer_ceil".
@@ -181,6 +217,24 @@ Tensor resize2d(const Tensor& x, ir::PrimExpr outH, ir::PrimExpr outW,
                 const std::string& method = "linear",
                 const std::string& coordinateMode = "half_pixel",
                 const std::string& nearestMode = "round_prefer_floor",
+                const std::string& name = "T_resize2d");
+struct ResizeParams {
+  std::string method = "linear"; // nearest | linear | cubic
+  /// half_pixel | align_corners | asymmetric | pytorch_half_pixel | tf_half_pixel_for_nn |
+  /// tf_crop_and_resize
+  std::string coordinateMode = "half_pixel";
+  std::string nearestMode = "round_prefer_floor"; // as above
+  double cubicAlpha = -0.5;                       // Keys' parameter a
+  bool cubicExclude = false;                      // drop (and renormalize) taps outside the input
+  /// Output / input ratio per axis used to map coordinates; 0 = out / in.
+  double scaleH = 0, scaleW = 0;
+  /// tf_crop_and_resize: the crop box {start_h, start_w, end_h, end_w} in
+  /// normalized coordinates, and the value of positions outside the input.
+  std::vector<double> roi;
+  double extrapolationValue = 0;
+};
+/// The general resize (see topi_transform.cpp for the formulas).
+Tensor resize2d(const Tensor& x, ir::PrimExpr outH, ir::PrimExpr outW, const ResizeParams& p,
                 const std::string& name = "T_resize2d");
 Tensor expandDims(const Tensor& x, int axis, const std::string& name = "T_expand_dims");
 /// Drops dims of constant size 1 (all of them when axes is empty).

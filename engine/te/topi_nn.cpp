@@ -352,22 +352,51 @@ Tensor conv2dTranspose(const Tensor& data, const Tensor& weight, const Conv2dPar
       name);
 }
 
-Tensor pool2d(const Tensor& data, PoolType type, std::vector<int64_t> kernel,
-              std::vector<int64_t> strides, std::vector<int64_t> padding, bool countIncludePad,
-              const std::string& name) {
+Tensor pool(const Tensor& data, PoolType type, size_t spatial, const PoolParams& p,
+            const std::string& name) {
   requireDefined(data, name, "data");
-  if (data.ndim() != 4)
-    fail(name, "expects NCHW data, got " + shapeStr(data.shape()));
-  requirePositive(kernel, 2, name, "kernel");
-  requirePositive(strides, 2, name, "strides");
-  padding = expandPadding(padding, 2, name);
-  for (int d = 0; d < 2; ++d)
-    if (padding[d] >= kernel[d] || padding[2 + d] >= kernel[d])
+  size_t s = spatial;
+  if (s < 1 || data.ndim() != int(2 + s))
+    fail(name, "expects rank-" + std::to_string(2 + s) + " data, got " + shapeStr(data.shape()));
+  requirePositive(p.kernel, s, name, "kernel");
+  requirePositive(p.strides, s, name, "strides");
+  std::vector<int64_t> dilation = p.dilation.empty() ? std::vector<int64_t>(s, 1) : p.dilation;
+  requirePositive(dilation, s, name, "dilation");
+  std::vector<int64_t> padding = expandPadding(p.padding, s, name);
+  for (size_t d = 0; d < s; ++d)
+    if (padding[d] >= p.kernel[d] || padding[s + d] >= p.kernel[d])
       fail(name, "padding must be smaller than the kernel");
   DataType t = data.dtype();
   if (type == PoolType::Avg && !t.isFloat())
     fail(name, "average pooling needs a float input");
-  bool anyPad = padding[0] || padding[1] || padding[2] || padding[3];
+
+  // Output extents; ceil_mode rounds up, so the last window may reach past
+  // the padded input: those positions read as padding too.
+  std::vector<PrimExpr> shape{data.shape()[0], data.shape()[1]};
+  std::vector<int64_t> extraEnd(s, 0);
+  for (size_t d = 0; d < s; ++d) {
+    int64_t span = dilation[d] * (p.kernel[d] - 1) + 1;
+    if (!p.ceilMode) {
+      shape.push_back(outExtent(data.shape()[2 + d], padding[d], padding[s + d], dilation[d],
+                                i64(p.kernel[d]), p.strides[d], name));
+      continue;
+    }
+    auto in = asConstInt(data.shape()[2 + d]);
+    if (!in)
+      fail(name, "ceil_mode needs constant spatial sizes");
+    int64_t padded = *in + padding[d] + padding[s + d];
+    int64_t num = padded - span;
+    if (num < 0)
+      fail(name, "the output would be empty");
+    int64_t out = (num + p.strides[d] - 1) / p.strides[d] + 1;
+    extraEnd[d] = std::max<int64_t>(0, (out - 1) * p.strides[d] + span - padded);
+    shape.push_back(i64(out));
+  }
+
+  // Padding (the reducer's identity for max, 0 for the sum) as its own stage.
+  bool anyPad = false;
+  for (size_t d = 0; d < s; ++d)
+    anyPad = anyPad || padding[d] || padding[s + d] || extraEnd[d];
   Tensor in = data;
   if (anyPad) {
     double padValue = 0.0;
@@ -375,48 +404,76 @@ Tensor pool2d(const Tensor& data, PoolType type, std::vector<int64_t> kernel,
       PrimExpr lo = reducerIdentity(Reducer::Max, t);
       padValue = t.isFloat() ? as<FloatImm>(lo)->value : double(as<IntImm>(lo)->value);
     }
-    in = pad(data, {0, 0, padding[0], padding[1]}, {0, 0, padding[2], padding[3]}, padValue,
-             "pad_temp");
+    std::vector<int64_t> before{0, 0}, after{0, 0};
+    for (size_t d = 0; d < s; ++d) {
+      before.push_back(padding[d]);
+      after.push_back(padding[s + d] + extraEnd[d]);
+    }
+    in = pad(data, before, after, padValue, "pad_temp");
   }
-  std::vector<PrimExpr> shape{data.shape()[0], data.shape()[1]};
-  for (int d = 0; d < 2; ++d)
-    shape.push_back(outExtent(data.shape()[2 + d], padding[d], padding[2 + d], 1, i64(kernel[d]),
-                              strides[d], name));
-  ReduceAxis ry = reduceAxis(i64(kernel[0]), "ry"), rx = reduceAxis(i64(kernel[1]), "rx");
+  static const char* names3[] = {"rz", "ry", "rx"};
+  std::vector<ReduceAxis> axes;
+  for (size_t d = 0; d < s; ++d)
+    axes.push_back(
+        reduceAxis(i64(p.kernel[d]), s <= 3 ? names3[3 - s + d] : "r" + std::to_string(d)));
   auto window = [&](const std::vector<PrimExpr>& i) {
-    return in(i[0], i[1], i[2] * strides[0] + ry.var, i[3] * strides[1] + rx.var);
+    std::vector<PrimExpr> idx{i[0], i[1]};
+    for (size_t d = 0; d < s; ++d) {
+      PrimExpr k = dilation[d] == 1 ? PrimExpr(axes[d].var) : axes[d].var * dilation[d];
+      idx.push_back(i[2 + d] * p.strides[d] + k);
+    }
+    return in(idx);
   };
   if (type == PoolType::Max)
     return compute(
-        shape,
-        [&](auto& i) {
-          return te::max(window(i), {ry, rx});
-        },
-        name);
-  Tensor s = compute(
-      shape,
-      [&](auto& i) {
-        return te::sum(window(i), {ry, rx});
-      },
+        shape, [&](const std::vector<PrimExpr>& i) { return te::max(window(i), axes); }, name);
+  Tensor sum = compute(
+      shape, [&](const std::vector<PrimExpr>& i) { return te::sum(window(i), axes); },
       name + "_sum");
+  // The divisor: the number of taps k (0 <= k < K) whose position
+  // start + k * dilation lies in [lo, hi), with lo/hi the input bounds, or
+  // the padded input's bounds when count_include_pad:
+  //   kmin = max(0, ceil((lo - start) / dilation)),
+  //   kmax = min(K - 1, floor((hi - 1 - start) / dilation)).
   return compute(
       shape,
       [&](const std::vector<PrimExpr>& i) {
         PrimExpr n;
-        if (countIncludePad) {
-          n = i64(kernel[0] * kernel[1]);
-        } else {
-          PrimExpr cnt[2];
-          for (int d = 0; d < 2; ++d) {
-            PrimExpr start = i[2 + d] * strides[d] - padding[d];
-            PrimExpr end = ir::min(start + kernel[d], data.shape()[2 + d]);
-            cnt[d] = end - ir::max(start, i64(0));
+        for (size_t d = 0; d < s; ++d) {
+          PrimExpr start = i[2 + d] * p.strides[d] - padding[d];
+          PrimExpr lo = p.countIncludePad ? i64(-padding[d]) : i64(0);
+          PrimExpr hi =
+              p.countIncludePad ? simp(data.shape()[2 + d] + padding[s + d]) : data.shape()[2 + d];
+          PrimExpr cnt;
+          if (dilation[d] == 1) {
+            cnt = ir::min(start + p.kernel[d], hi) - ir::max(start, lo);
+          } else {
+            PrimExpr kmin =
+                ir::max(floordiv(lo - start + (dilation[d] - 1), i64(dilation[d])), i64(0));
+            PrimExpr kmax =
+                ir::min(floordiv(hi - 1 - start, i64(dilation[d])), i64(p.kernel[d] - 1));
+            cnt = ir::max(kmax - kmin + 1, i64(0));
           }
-          n = cnt[0] * cnt[1];
+          n = n ? n * cnt : cnt;
         }
-        return s(i) / ir::cast(t, n);
+        // A window wholly in the ceil_mode overhang has no taps: 0 / 1.
+        return sum(i) / ir::cast(t, ir::max(n, i64(1)));
       },
       name);
+}
+
+Tensor pool2d(const Tensor& data, PoolType type, std::vector<int64_t> kernel,
+              std::vector<int64_t> strides, std::vector<int64_t> padding, bool countIncludePad,
+              const std::string& name) {
+  if (data.defined() && data.ndim() != 4)
+    fail(name, "expects NCHW data, got " + shapeStr(data.shape()));
+  PoolParams p;
+  p.kernel = std::move(kernel);
+  p.strides = std::move(strides);
+  p.dilation = {1, 1};
+  p.padding = std::move(padding);
+  p.countIncludePad = countIncludePad;
+  return pool(data, type, 2, p, name);
 }
 
 Tensor globalAvgPool2d(const Tensor& data, const std::string& name) {

@@ -316,61 +316,203 @@ Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> af
       name);
 }
 
+Tensor padMode(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after,
+               const std::string& mode, const std::string& name) {
+  requireDefined(x, name, "input");
+  if (mode != "edge" && mode != "reflect")
+    fail(name, "unknown pad mode '" + mode + "' (edge and reflect are)");
+  int n = x.ndim();
+  if (static_cast<int>(before.size()) != n || static_cast<int>(after.size()) != n)
+    fail(name, "needs padding before and after for each of the " + std::to_string(n) + " dims");
+  std::vector<PrimExpr> shape;
+  for (int d = 0; d < n; ++d) {
+    if (before[d] < 0 || after[d] < 0)
+      fail(name, "negative padding");
+    if (auto e = asConstInt(x.shape()[d]); e && *e == 0 && before[d] + after[d] > 0)
+      fail(name, "cannot " + mode + "-pad the empty dim " + std::to_string(d));
+    shape.push_back(simp(x.shape()[d] + (before[d] + after[d])));
+  }
+  // Edge: the index clamped into [0, n). Reflect: a triangle wave of
+  // period 2 (n - 1) folds any offset back into [0, n) (numpy's reflect,
+  // repeated when the pad exceeds the dim; a dim of 1 gives index 0).
+  auto source = [&](const PrimExpr& j, const PrimExpr& extent) -> PrimExpr {
+    if (mode == "edge")
+      return clampIndex(j, extent);
+    PrimExpr last = simp(extent - 1);
+    PrimExpr period = simp(ir::max(last * 2, i64(1)));
+    PrimExpr m = floormod(j, period);
+    PrimExpr dist = last - m;
+    return last - ir::max(dist, i64(0) - dist);
+  };
+  return compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> xi;
+        for (int d = 0; d < n; ++d)
+          xi.push_back(before[d] == 0 && after[d] == 0
+                           ? i[d]
+                           : source(before[d] ? i[d] - before[d] : i[d], x.shape()[d]));
+        return x(xi);
+      },
+      name);
+}
+
 Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string& method,
                 const std::string& coordinateMode, const std::string& nearestMode,
+                const std::string& name) {
+  ResizeParams p;
+  p.method = method;
+  p.coordinateMode = coordinateMode;
+  p.nearestMode = nearestMode;
+  return resize2d(x, std::move(outH), std::move(outW), p, name);
+}
+
+// Resize: per output position and axis, a source coordinate (computed in
+// float64, as the ONNX reference does) from the coordinate mode and the
+// axis' scale (output / input: the given one, else out / in), then
+//  - nearest: the rounded coordinate;
+//  - linear: the two neighbours floor(c), floor(c) + 1 weighted 1 - t, t;
+//  - cubic: the four neighbours floor(c) - 1 .. floor(c) + 2 weighted by
+//    Keys' kernel with parameter alpha at t = c - floor(c); with
+//    cubicExclude the weights of neighbours outside the input are dropped
+//    and the rest renormalized.
+// Reads clamp to the input (edge extension), both axes are separable.
+// tf_crop_and_resize maps into the crop box `roi` instead, and positions
+// that fall outside the input take the extrapolation value.
+Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParams& p,
                 const std::string& name) {
   requireDefined(x, name, "input");
   if (x.ndim() != 4)
     fail(name, "expects NCHW data, got " + shapeStr(x.shape()));
   if (!x.dtype().isFloat())
     fail(name, "needs a float input");
-  if (method != "nearest" && method != "linear")
+  const std::string &method = p.method, &mode = p.coordinateMode, &nearestMode = p.nearestMode;
+  if (method != "nearest" && method != "linear" && method != "cubic")
     fail(name, "unknown method '" + method + "'");
-  if (coordinateMode != "half_pixel" && coordinateMode != "align_corners" &&
-      coordinateMode != "asymmetric")
-    fail(name, "unknown coordinate transformation mode '" + coordinateMode + "'");
+  if (mode != "half_pixel" && mode != "align_corners" && mode != "asymmetric" &&
+      mode != "pytorch_half_pixel" && mode != "tf_half_pixel_for_nn" &&
+      mode != "tf_crop_and_resize")
+    fail(name, "unknown coordinate transformation mode '" + mode + "'");
+  bool crop = mode == "tf_crop_and_resize";
+  if (crop && p.roi.size() != 4)
+    fail(name, "tf_crop_and_resize needs a roi of 4 values");
   if (nearestMode != "floor" && nearestMode != "ceil" && nearestMode != "round_prefer_floor" &&
       nearestMode != "round_prefer_ceil")
     fail(name, "unknown nearest mode '" + nearestMode + "'");
   if (!outH || !outW || !outH->dtype.isIntegral() || !outW->dtype.isIntegral())
     fail(name, "output size must be integers");
-  DataType t = x.dtype();
-  auto f = [&](const PrimExpr& e) { return ir::cast(t, e); };
-  // Source coordinate (float) of output position o along a dim of in -> out.
-  auto coord = [&](const PrimExpr& o, const PrimExpr& in, const PrimExpr& out) {
-    if (coordinateMode == "half_pixel")
-      return (f(o) + cst(t, 0.5)) * (f(in) / f(out)) - cst(t, 0.5);
-    if (coordinateMode == "align_corners")
+  if (p.scaleH < 0 || p.scaleW < 0)
+    fail(name, "scales must be positive");
+  DataType t = x.dtype(), f64 = DataType::Float(64);
+  auto f = [&](const PrimExpr& e) { return ir::cast(f64, e); };
+  auto c64 = [&](double v) { return cst(f64, v); };
+  // Source coordinate (float64) of output position o along a dim in -> out.
+  auto coord = [&](const PrimExpr& o, const PrimExpr& in, const PrimExpr& out, double scale,
+                   int axis) {
+    PrimExpr inv = scale > 0 ? c64(1.0 / scale) : f(in) / f(out);
+    if (crop) { // start * (in - 1) + o * (end - start) * (in - 1) / (out - 1)
+      double start = p.roi[axis], end = p.roi[2 + axis];
+      PrimExpr last = f(in - 1);
+      return select(gt(out, i64(1)),
+                    c64(start) * last +
+                        f(o) * c64(end - start) * last / f(ir::max(out - 1, i64(1))),
+                    c64(0.5 * (start + end)) * last);
+    }
+    if (mode == "half_pixel")
+      return (f(o) + c64(0.5)) * inv - c64(0.5);
+    if (mode == "pytorch_half_pixel")
+      return select(gt(out, i64(1)), (f(o) + c64(0.5)) * inv - c64(0.5), c64(0.0));
+    if (mode == "tf_half_pixel_for_nn")
+      return (f(o) + c64(0.5)) * inv;
+    if (mode == "align_corners") {
+      // With a given scale the resized length is in * scale, unrounded (the
+      // ONNX reference's formula).
+      if (scale > 0)
+        return select(gt(f(in) * c64(scale), c64(1.0)),
+                      f(o) * (f(in - 1) / (f(in) * c64(scale) - c64(1.0))), c64(0.0));
       return f(o) * (f(in - 1) / f(ir::max(out - 1, i64(1))));
-    return f(o) * (f(in) / f(out));
+    }
+    return f(o) * inv;
   };
   auto toIndex = [&](const PrimExpr& c) { return ir::cast(DataType::Int64(), c); };
   const PrimExpr &H = x.shape()[2], &W = x.shape()[3];
+  // Neighbours (clamped indices) and their weights (in t) along one axis.
+  struct Taps {
+    std::vector<PrimExpr> idx, w;
+  };
+  auto taps = [&](const PrimExpr& c, const PrimExpr& extent) {
+    Taps r;
+    PrimExpr fl = call(f64, "floor", {c});
+    PrimExpr base = toIndex(fl);
+    PrimExpr tt = c - fl;
+    if (method == "linear") {
+      r.idx = {clampIndex(base, extent), clampIndex(base + 1, extent)};
+      r.w = {ir::cast(t, c64(1.0) - tt), ir::cast(t, tt)};
+      return r;
+    }
+    // Keys' cubic kernel at distances 1 + t, t, 1 - t, 2 - t.
+    double a = p.cubicAlpha;
+    PrimExpr t2 = tt * tt, t3 = t2 * tt;
+    std::vector<PrimExpr> w = {
+        c64(a) * (t3 - c64(2) * t2 + tt),
+        c64(a + 2) * t3 - c64(a + 3) * t2 + c64(1),
+        c64(-(a + 2)) * t3 + c64(3 + 2 * a) * t2 - c64(a) * tt,
+        c64(-a) * t3 + c64(a) * t2,
+    };
+    if (p.cubicExclude) {
+      PrimExpr total;
+      for (int k = 0; k < 4; ++k) {
+        PrimExpr j = base + (k - 1);
+        w[k] = select(logicalAnd(ge(j, i64(0)), lt(j, extent)), w[k], c64(0));
+        total = total ? total + w[k] : w[k];
+      }
+      for (auto& wk : w)
+        wk = wk / total;
+    }
+    for (int k = 0; k < 4; ++k) {
+      r.idx.push_back(clampIndex(base + (k - 1), extent));
+      r.w.push_back(ir::cast(t, w[k]));
+    }
+    return r;
+  };
   return compute(
       {x.shape()[0], x.shape()[1], outH, outW},
       [&](const std::vector<PrimExpr>& i) {
-        PrimExpr cy = coord(i[2], H, outH), cx = coord(i[3], W, outW);
+        PrimExpr cy = coord(i[2], H, outH, p.scaleH, 0), cx = coord(i[3], W, outW, p.scaleW, 1);
+        // tf_crop_and_resize: positions outside the input take the
+        // extrapolation value.
+        auto outside = [&](PrimExpr value) {
+          if (!crop)
+            return value;
+          auto in = [&](const PrimExpr& c, const PrimExpr& extent) {
+            return logicalAnd(ge(c, c64(0)), ir::le(c, f(extent - 1)));
+          };
+          return select(logicalAnd(in(cy, H), in(cx, W)), value, cst(t, p.extrapolationValue));
+        };
         if (method == "nearest") {
           auto pick = [&](const PrimExpr& c) {
             if (nearestMode == "floor")
-              return call(t, "floor", {c});
+              return call(f64, "floor", {c});
             if (nearestMode == "ceil")
-              return call(t, "ceil", {c});
+              return call(f64, "ceil", {c});
             if (nearestMode == "round_prefer_floor")
-              return call(t, "ceil", {c - cst(t, 0.5)});
-            return call(t, "floor", {c + cst(t, 0.5)});
+              return call(f64, "ceil", {c - c64(0.5)});
+            return call(f64, "floor", {c + c64(0.5)});
           };
-          return x(i[0], i[1], clampIndex(toIndex(pick(cy)), H), clampIndex(toIndex(pick(cx)), W));
+          return outside(
+              x(i[0], i[1], clampIndex(toIndex(pick(cy)), H), clampIndex(toIndex(pick(cx)), W)));
         }
-        PrimExpr fy = call(t, "floor", {cy}), fx = call(t, "floor", {cx});
-        PrimExpr wy = cy - fy, wx = cx - fx;
-        PrimExpr y0 = toIndex(fy), x0 = toIndex(fx);
-        PrimExpr ya = clampIndex(y0, H), yb = clampIndex(y0 + 1, H);
-        PrimExpr xa = clampIndex(x0, W), xb = clampIndex(x0 + 1, W);
-        PrimExpr one = cst(t, 1.0);
-        PrimExpr top = x(i[0], i[1], ya, xa) * (one - wx) + x(i[0], i[1], ya, xb) * wx;
-        PrimExpr bottom = x(i[0], i[1], yb, xa) * (one - wx) + x(i[0], i[1], yb, xb) * wx;
-        return top * (one - wy) + bottom * wy;
+        Taps ty = taps(cy, H), tx = taps(cx, W);
+        PrimExpr acc;
+        for (size_t a = 0; a < ty.idx.size(); ++a) {
+          PrimExpr row;
+          for (size_t b = 0; b < tx.idx.size(); ++b) {
+            PrimExpr term = x(i[0], i[1], ty.idx[a], tx.idx[b]) * tx.w[b];
+            row = row ? row + term : term;
+          }
+          acc = acc ? acc + row * ty.w[a] : row * ty.w[a];
+        }
+        return outside(acc);
       },
       name);
 }

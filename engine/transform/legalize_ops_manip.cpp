@@ -98,40 +98,53 @@ void addManipLegalizations(std::map<std::string, LegalizeFn>& t) {
     return Outs{topi::reshape(a.inputs[0], *s, "T_expand_dims")};
   };
   t["nn.pad"] = [](const LegalizeArgs& a) {
-    if (a.attrString("pad_mode") != "constant")
-      return Outs{};
+    std::string mode = a.attrString("pad_mode");
     auto w = a.attrInts("pad_width");
     std::vector<int64_t> before, after;
     for (size_t i = 0; i + 1 < w.size(); i += 2) {
       before.push_back(w[i]);
       after.push_back(w[i + 1]);
     }
+    if (mode != "constant")
+      return Outs{topi::padMode(a.inputs[0], before, after, mode)};
     return Outs{topi::pad(a.inputs[0], before, after, a.attrFloat("pad_value"))};
   };
   t["image.resize2d"] = [](const LegalizeArgs& a) {
     if (a.attrString("layout") != "NCHW" || a.call.attrs.has("out_dtype"))
       return Outs{};
-    std::string method = a.attrString("method"),
-                mode = a.attrString("coordinate_transformation_mode");
-    std::string rounding = a.attrString("rounding_method");
-    if (method == "nearest_neighbor")
-      method = "nearest";
-    if (method != "nearest" && method != "linear")
-      return Outs{};
-    if (mode != "half_pixel" && mode != "align_corners" && mode != "asymmetric")
-      return Outs{};
-    if (rounding == "round")
-      rounding = "round_prefer_ceil";
-    if (rounding.empty())
-      rounding = "round_prefer_ceil";
-    if (rounding != "floor" && rounding != "ceil" && rounding != "round_prefer_floor" &&
-        rounding != "round_prefer_ceil")
-      return Outs{};
+    topi::ResizeParams p;
+    p.method = a.attrString("method");
+    p.coordinateMode = a.attrString("coordinate_transformation_mode");
+    p.nearestMode = a.attrString("rounding_method");
+    if (p.method == "nearest_neighbor")
+      p.method = "nearest";
+    if (p.nearestMode == "round" || p.nearestMode.empty())
+      p.nearestMode = "round_prefer_ceil";
+    p.cubicAlpha = a.attrFloat("cubic_alpha");
+    p.cubicExclude = a.attrBool("cubic_exclude");
+    auto floats = [&](const char* name) {
+      const ir::AttrValue* v = a.attr(name);
+      std::vector<double> r;
+      if (auto* d = v ? std::get_if<std::vector<double>>(v) : nullptr)
+        r = *d;
+      else if (auto* n = v ? std::get_if<std::vector<int64_t>>(v) : nullptr)
+        r.assign(n->begin(), n->end());
+      return r;
+    };
+    if (a.hasAttr("scales")) {
+      auto sc = floats("scales");
+      if (sc.size() != 2)
+        return Outs{};
+      p.scaleH = sc[0];
+      p.scaleW = sc[1];
+    }
+    if (a.hasAttr("roi"))
+      p.roi = floats("roi");
+    p.extrapolationValue = a.attrFloat("extrapolation_value");
     auto size = a.attrInts("size");
     if (size.size() != 2)
       return Outs{};
-    return Outs{topi::resize2d(a.inputs[0], intImm(size[0]), intImm(size[1]), method, mode,
-                               rounding, "resize2d")};
+    return Outs{topi::resize2d(a.inputs[0], intImm(size[0]), intImm(size[1]), p, "resize2d")};
   };
 }
 

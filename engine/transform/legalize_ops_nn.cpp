@@ -1,6 +1,6 @@
 // Legalization table: linear algebra, convolution, pooling, normalization
-// and reductions (topi). Variants topi does not cover (other layouts,
-// ceil_mode or dilated pooling) return no outputs and stay unsupported.
+// and reductions (topi). Variants topi does not cover (other layouts)
+// return no outputs and stay unsupported.
 #include <map>
 #include <optional>
 
@@ -32,13 +32,6 @@ std::vector<te::Tensor> withOutDtype(const LegalizeArgs& a) {
 }
 
 std::vector<int> toInts(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
-
-bool allOnes(const std::vector<int64_t>& v) {
-  for (int64_t x : v)
-    if (x != 1)
-      return false;
-  return true;
-}
 
 te::Tensor denseOf(const LegalizeArgs& a) {
   auto in = withOutDtype(a);
@@ -78,15 +71,21 @@ LegalizeFn argReduction(bool isMax) {
   };
 }
 
-LegalizeFn pool(topi::PoolType type) {
-  return [type](const LegalizeArgs& a) {
-    if (a.attrString("layout") != "NCHW" || a.attrBool("ceil_mode") ||
-        !allOnes(a.attrInts("dilation")))
+/// nn.{max,avg}_pool{2,3}d over NCHW / NCDHW data.
+LegalizeFn pool(topi::PoolType type, size_t spatial) {
+  return [type, spatial](const LegalizeArgs& a) {
+    if (a.attrString("layout") != (spatial == 2 ? "NCHW" : "NCDHW"))
       return Outs{};
-    bool includePad = type == topi::PoolType::Avg && a.attrBool("count_include_pad");
-    return Outs{topi::pool2d(a.inputs[0], type, a.attrInts("pool_size"), a.attrInts("strides"),
-                             a.attrInts("padding"), includePad,
-                             type == topi::PoolType::Max ? "max_pool2d" : "avg_pool2d")};
+    topi::PoolParams p;
+    p.kernel = a.attrInts("pool_size");
+    p.strides = a.attrInts("strides");
+    p.dilation = a.attrInts("dilation");
+    p.padding = a.attrInts("padding");
+    p.ceilMode = a.attrBool("ceil_mode");
+    p.countIncludePad = type == topi::PoolType::Avg && a.attrBool("count_include_pad");
+    std::string name = std::string(type == topi::PoolType::Max ? "max" : "avg") + "_pool" +
+                       std::to_string(spatial) + "d";
+    return Outs{topi::pool(a.inputs[0], type, spatial, p, name)};
   };
 }
 
@@ -124,8 +123,26 @@ void addNNLegalizations(std::map<std::string, LegalizeFn>& t) {
                          a.attrInt("groups")};
     return Outs{topi::conv2dTranspose(in[0], in[1], p, a.attrInts("output_padding"))};
   };
-  t["nn.max_pool2d"] = pool(topi::PoolType::Max);
-  t["nn.avg_pool2d"] = pool(topi::PoolType::Avg);
+  t["nn.conv3d"] = [](const LegalizeArgs& a) {
+    if (a.attrString("data_layout") != "NCDHW" || a.attrString("kernel_layout") != "OIDHW")
+      return Outs{};
+    auto in = withOutDtype(a);
+    topi::Conv3dParams p{a.attrInts("strides"), a.attrInts("padding"), a.attrInts("dilation"),
+                         a.attrInt("groups")};
+    return Outs{topi::conv3d(in[0], in[1], p)};
+  };
+  t["nn.conv3d_transpose"] = [](const LegalizeArgs& a) {
+    if (a.attrString("data_layout") != "NCDHW" || a.attrString("kernel_layout") != "IODHW")
+      return Outs{};
+    auto in = withOutDtype(a);
+    topi::Conv3dParams p{a.attrInts("strides"), a.attrInts("padding"), a.attrInts("dilation"),
+                         a.attrInt("groups")};
+    return Outs{topi::conv3dTranspose(in[0], in[1], p, a.attrInts("output_padding"))};
+  };
+  t["nn.max_pool2d"] = pool(topi::PoolType::Max, 2);
+  t["nn.avg_pool2d"] = pool(topi::PoolType::Avg, 2);
+  t["nn.max_pool3d"] = pool(topi::PoolType::Max, 3);
+  t["nn.avg_pool3d"] = pool(topi::PoolType::Avg, 3);
   t["nn.global_avg_pool2d"] = [](const LegalizeArgs& a) {
     return Outs{topi::globalAvgPool2d(a.inputs[0])};
   };

@@ -171,17 +171,55 @@ std::vector<OpCase> nnCases() {
   cs.push_back({"nn.conv2d_transpose", "x: " + F("n, 4, 3, 3") + ", w: " + F("4, 3, 3, 3"),
                 "R.nn.conv2d_transpose(x, w, strides=[2, 2], groups=2)"});
 
+  std::string c3 = "x: " + F("n, 4, 5, 6, 4") + ", w: " + F("6, 2, 3, 2, 3");
+  cs.push_back({"nn.conv3d", c3, "R.nn.conv3d(x, w, groups=2)"});
+  cs.push_back({"nn.conv3d", c3,
+                "R.nn.conv3d(x, w, strides=[2, 1, 2], padding=[1, 0, 1, 1, 1, 0], "
+                "dilation=[1, 2, 1], groups=2)"});
+  cs.push_back({"nn.conv3d", "x: " + F("n, 2, 4, 4, 4") + ", w: " + F("3, 2, 2, 2, 2"),
+                "R.nn.conv3d(x, w, out_dtype=\"float64\")"});
+  std::string ct3 = "x: " + F("n, 4, 3, 2, 3") + ", w: " + F("4, 2, 2, 3, 2");
+  cs.push_back({"nn.conv3d_transpose", ct3, "R.nn.conv3d_transpose(x, w)"});
+  cs.push_back({"nn.conv3d_transpose", ct3,
+                "R.nn.conv3d_transpose(x, w, strides=[2, 2, 3], padding=[1, 0, 1, 0, 1, 1], "
+                "output_padding=[1, 0, 2], groups=2)"});
+  cs.push_back({"nn.conv3d_transpose", ct3,
+                "R.nn.conv3d_transpose(x, w, dilation=[2, 1, 2], strides=[1, 2, 1])"});
+
   std::string img = "x: " + F("n, 3, 7, 6");
   cs.push_back({"nn.max_pool2d", img, "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2])"});
   cs.push_back({"nn.max_pool2d", img,
                 "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])"});
-  cs.push_back({"nn.max_pool2d",
-                img,
-                "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)",
-                {},
-                false});
-  cs.push_back(
-      {"nn.max_pool2d", img, "R.nn.max_pool2d(x, pool_size=[2, 2], dilation=[2, 2])", {}, false});
+  cs.push_back({"nn.max_pool2d", img,
+                "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"});
+  cs.push_back({"nn.max_pool2d", img,
+                "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 0, 0, 1], "
+                "ceil_mode=True)"});
+  cs.push_back({"nn.max_pool2d", img, "R.nn.max_pool2d(x, pool_size=[2, 2], dilation=[2, 2])"});
+  cs.push_back({"nn.max_pool2d", img,
+                "R.nn.max_pool2d(x, pool_size=[2, 3], strides=[2, 1], padding=[1, 1, 1, 1], "
+                "dilation=[3, 2])"});
+  cs.push_back({"nn.avg_pool2d", img,
+                "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)"});
+  cs.push_back({"nn.avg_pool2d", img,
+                "R.nn.avg_pool2d(x, pool_size=[3, 2], strides=[2, 2], padding=[1, 1, 1, 1], "
+                "ceil_mode=True, count_include_pad=True)"});
+  cs.push_back({"nn.avg_pool2d", img,
+                "R.nn.avg_pool2d(x, pool_size=[2, 2], padding=[1, 1, 1, 1], dilation=[2, 3])"});
+  cs.push_back({"nn.avg_pool2d", img,
+                "R.nn.avg_pool2d(x, pool_size=[2, 2], padding=[1, 1, 1, 1], dilation=[2, 2], "
+                "count_include_pad=True)"});
+  std::string vol = "x: " + F("n, 2, 5, 6, 4");
+  cs.push_back({"nn.max_pool3d", vol, "R.nn.max_pool3d(x, pool_size=[2, 2, 2])"});
+  cs.push_back({"nn.max_pool3d", vol,
+                "R.nn.max_pool3d(x, pool_size=[3, 3, 2], strides=[2, 2, 2], "
+                "padding=[1, 1, 0, 1, 1, 1], ceil_mode=True)"});
+  cs.push_back({"nn.avg_pool3d", vol,
+                "R.nn.avg_pool3d(x, pool_size=[2, 3, 2], strides=[2, 1, 2], "
+                "padding=[1, 1, 1, 0, 1, 0])"});
+  cs.push_back({"nn.avg_pool3d", vol,
+                "R.nn.avg_pool3d(x, pool_size=[3, 3, 3], strides=[2, 2, 2], "
+                "padding=[1, 1, 1, 1, 1, 1], count_include_pad=True, ceil_mode=True)"});
   cs.push_back({"nn.avg_pool2d", img, "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2])"});
   cs.push_back(
       {"nn.avg_pool2d", img, "R.nn.avg_pool2d(x, pool_size=[3, 3], padding=[1, 1, 1, 1])"});
@@ -266,10 +304,12 @@ std::vector<OpCase> manipCases() {
   cs.push_back({"nn.batch_flatten", x, "R.nn.batch_flatten(x)"});
   cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 2, 2, 1], pad_value=0.5)"});
   cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[1, 0, 0, 0, 0, 0])"});
-  cs.push_back(
-      {"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 1, 2, 2], pad_mode=\"edge\")", {}, false});
-  cs.push_back(
-      {"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 1, 2, 2], pad_mode=\"reflect\")", {}, false});
+  cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 1, 2, 2], pad_mode=\"edge\")"});
+  cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[0, 1, 1, 2, 3, 0], pad_mode=\"edge\")"});
+  cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 1, 2, 2], pad_mode=\"reflect\")"});
+  // Pads wider than the dim reflect repeatedly (numpy), a unit dim repeats.
+  cs.push_back({"nn.pad", "x: " + F("n, 3, 1"),
+                "R.nn.pad(x, pad_width=[0, 0, 5, 4, 2, 1], pad_mode=\"reflect\")"});
   std::string im = "x: " + F("n, 2, 4, 3");
   cs.push_back({"image.resize2d", im, "R.image.resize2d(x, size=[8, 6])"});
   cs.push_back(
@@ -282,16 +322,38 @@ std::vector<OpCase> manipCases() {
   cs.push_back({"image.resize2d", im,
                 "R.image.resize2d(x, size=[8, 7], method=\"nearest_neighbor\", "
                 "coordinate_transformation_mode=\"asymmetric\", rounding_method=\"floor\")"});
-  cs.push_back(
-      {"image.resize2d", im, "R.image.resize2d(x, size=[5, 5], method=\"cubic\")", {}, false});
+  cs.push_back({"image.resize2d", im, "R.image.resize2d(x, size=[5, 5], method=\"cubic\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[9, 2], method=\"cubic\", cubic_alpha=-0.75, "
+                "coordinate_transformation_mode=\"align_corners\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[3, 7], method=\"cubic\", cubic_exclude=True, "
+                "coordinate_transformation_mode=\"asymmetric\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[2, 1], scales=[0.6, 0.45], method=\"linear\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[6, 4], scales=[1.7, 1.4], method=\"cubic\", "
+                "cubic_exclude=True)"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[3, 5], method=\"nearest_neighbor\", "
+                "coordinate_transformation_mode=\"tf_half_pixel_for_nn\", "
+                "rounding_method=\"round_prefer_floor\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[1, 5], "
+                "coordinate_transformation_mode=\"pytorch_half_pixel\")"});
+  // The crop box reaches past the input: those positions extrapolate.
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[3, 4], roi=[0.2, -0.3, 0.9, 0.8], "
+                "extrapolation_value=7.5, "
+                "coordinate_transformation_mode=\"tf_crop_and_resize\")"});
+  cs.push_back({"image.resize2d", im,
+                "R.image.resize2d(x, size=[1, 3], roi=[0.5, 0.0, 0.5, 1.3], method=\"cubic\", "
+                "coordinate_transformation_mode=\"tf_crop_and_resize\")"});
   cs.push_back(
       {"image.resize2d", im, "R.image.resize2d(x, size=[5, 5], out_dtype=\"float64\")", {}, false});
-  cs.push_back({"image.resize2d",
-                im,
+  cs.push_back({"image.resize2d", im,
                 "R.image.resize2d(x, size=[5, 5], "
-                "coordinate_transformation_mode=\"pytorch_half_pixel\")",
-                {},
-                false});
+                "coordinate_transformation_mode=\"pytorch_half_pixel\")"});
   return cs;
 }
 

@@ -256,6 +256,65 @@ TEST(OpPool, PoolingShapes) {
             std::string::npos);
 }
 
+TEST(OpPool, Pooling3dShapes) {
+  // (8 + 1 + 1 - 3) // 2 + 1 = 4 per axis; depth 5 without padding: 2.
+  Attrs a{{"pool_size", std::vector<int64_t>{3, 3, 3}},
+          {"strides", std::vector<int64_t>{2, 2, 2}},
+          {"padding", std::vector<int64_t>{0, 1, 1, 0, 1, 1}},
+          {"layout", std::string("NCDHW")}};
+  EXPECT_TRUE(hasShape(deduce("nn.max_pool3d", {tensor({2, 3, 5, 8, 8})}, a), {2, 3, 2, 4, 4}));
+  // 2-tap windows, stride 2 over (5, 4, 3): floor (2, 2, 1), ceil (3, 2, 2).
+  Attrs b{{"pool_size", std::vector<int64_t>{2, 2, 2}},
+          {"strides", std::vector<int64_t>{2, 2, 2}},
+          {"layout", std::string("NCDHW")}};
+  EXPECT_TRUE(hasShape(deduce("nn.avg_pool3d", {tensor({1, 1, 5, 4, 3})}, b), {1, 1, 2, 2, 1}));
+  EXPECT_TRUE(
+      hasShape(deduce("nn.avg_pool3d", {tensor({1, 1, 5, 4, 3})}, b.with("ceil_mode", true)),
+               {1, 1, 3, 2, 2}));
+  // Dilation 2 widens a 2-tap window to 3: (7 - 3) // 1 + 1 = 5.
+  EXPECT_TRUE(hasShape(
+      deduce("nn.max_pool2d", {tensor({1, 1, 7, 7})},
+             {{"pool_size", std::vector<int64_t>{2, 2}}, {"dilation", std::vector<int64_t>{2, 2}}}),
+      {1, 1, 5, 5}));
+  std::string msg = deduceError("nn.max_pool3d", {tensor({1, 1, 7, 7})}, a);
+  EXPECT_NE(msg.find("rank 5, got 4"), std::string::npos) << msg;
+  msg =
+      deduceError("nn.avg_pool3d", {tensor({1, 1, 4, 4, 4})},
+                  {{"pool_size", std::vector<int64_t>{2, 2, 2}}, {"layout", std::string("NCHW")}});
+  EXPECT_NE(msg.find("only layout \"NCDHW\""), std::string::npos) << msg;
+  msg =
+      deduceError("nn.max_pool3d", {tensor({1, 1, 2, 2, 2})},
+                  {{"pool_size", std::vector<int64_t>{3, 3, 3}}, {"layout", std::string("NCDHW")}});
+  EXPECT_NE(msg.find("larger than the padded input"), std::string::npos) << msg;
+}
+
+TEST(OpConv, Conv3dShapesAndErrors) {
+  auto d = primVar("d");
+  // (d + 2 - 3) // 1 + 1 = d; (8 - 3) // 2 + 1 = 3.
+  StructInfo s = deduce("nn.conv3d", {tensor({1, 4, d, 8, 8}), tensor({6, 2, 3, 3, 3})},
+                        {{"strides", std::vector<int64_t>{1, 2, 2}},
+                         {"padding", std::vector<int64_t>{1, 0, 0, 1, 0, 0}},
+                         {"groups", int64_t(2)},
+                         {"data_layout", std::string("NCDHW")},
+                         {"kernel_layout", std::string("OIDHW")}});
+  EXPECT_TRUE(hasShape(s, {1, 6, d, 3, 3}));
+  // Transposed: (4 - 1) * 2 - 0 + (3 - 1) + 1 = 9 per axis.
+  EXPECT_TRUE(
+      hasShape(deduce("nn.conv3d_transpose", {tensor({1, 2, 4, 4, 4}), tensor({2, 5, 3, 3, 3})},
+                      {{"strides", std::vector<int64_t>{2, 2, 2}},
+                       {"data_layout", std::string("NCDHW")},
+                       {"kernel_layout", std::string("IODHW")}}),
+               {1, 5, 9, 9, 9}));
+  std::string msg =
+      deduceError("nn.conv3d", {tensor({1, 3, 4, 4, 4}), tensor({2, 4, 3, 3, 3})},
+                  {{"data_layout", std::string("NCDHW")}, {"kernel_layout", std::string("OIDHW")}});
+  EXPECT_NE(msg.find("input channels"), std::string::npos) << msg;
+  msg =
+      deduceError("nn.conv3d", {tensor({1, 3, 4, 4}), tensor({2, 3, 3, 3, 3})},
+                  {{"data_layout", std::string("NCDHW")}, {"kernel_layout", std::string("OIDHW")}});
+  EXPECT_NE(msg.find("rank 5, got 4"), std::string::npos) << msg;
+}
+
 TEST(OpNorm, NormalizationAndSoftmax) {
   auto n = primVar("n");
   Expr x = tensor({n, 16, 8, 8});
@@ -424,6 +483,23 @@ TEST(OpManip, BroadcastToFlattenPadResize) {
                         {{"size", std::vector<int64_t>{8, 8}}, {"method", std::string("bilinear")}})
                 .find("method"),
             std::string::npos);
+  // Explicit scales only change the coordinate mapping, not the shape.
+  EXPECT_TRUE(hasShape(deduce("image.resize2d", {tensor({1, 3, 4, 5})},
+                              {{"size", std::vector<int64_t>{2, 3}},
+                               {"method", std::string("cubic")},
+                               {"scales", std::vector<double>{0.6, 0.6}}}),
+                       {1, 3, 2, 3}));
+  std::string msg = deduceError(
+      "image.resize2d", {tensor({1, 3, 4, 4})},
+      {{"size", std::vector<int64_t>{2, 2}}, {"scales", std::vector<double>{0.5, -0.5}}});
+  EXPECT_NE(msg.find("'scales' must be positive"), std::string::npos) << msg;
+  msg = deduceError("image.resize2d", {tensor({1, 3, 4, 4})},
+                    {{"size", std::vector<int64_t>{2, 2}}, {"scales", std::vector<double>{0.5}}});
+  EXPECT_NE(msg.find("'scales' needs 2 values"), std::string::npos) << msg;
+  msg = deduceError("image.resize2d", {tensor({1, 3, 4, 4})},
+                    {{"size", std::vector<int64_t>{2, 2}},
+                     {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}});
+  EXPECT_NE(msg.find("needs attribute 'roi'"), std::string::npos) << msg;
 }
 
 // ------------------------------------------------------------- lowering

@@ -548,5 +548,50 @@ TEST(Topi, Resize2dNearestAndLinear) {
   // half_pixel: out (0, 0) maps to (-0.25, -0.25) -> clamps to x[0,0]; out (1, 2) -> (0.25, 0.75)
   EXPECT_NEAR(at(h, {0, 0, 0, 0}), 0, 1e-6);
   EXPECT_NEAR(at(h, {0, 0, 1, 2}), 0.75 * 0.75 + 0.25 * 3.75, 1e-6);
-  EXPECT_THROW(topi::resize2d(X, intImm(4), intImm(6), "cubic"), Error);
+  EXPECT_THROW(topi::resize2d(X, intImm(4), intImm(6), "bicubic"), Error);
+}
+
+TEST(Topi, Resize2dCubicReproducesARamp) {
+  // Keys' kernel with a = -0.5 reproduces polynomials up to degree 2, so a
+  // ramp x[j] = j resized with align_corners gives o * 5 / 10 wherever all
+  // four taps lie inside the input (o = 2 .. 7).
+  auto X = placeholder(dims({1, 1, 1, 6}), f32, "X");
+  unity::Tensor x(f32, {1, 1, 1, 6});
+  for (int i = 0; i < 6; ++i)
+    x.setDouble(i, i);
+  topi::ResizeParams p;
+  p.method = "cubic";
+  p.coordinateMode = "align_corners";
+  auto Y = topi::resize2d(X, intImm(1), intImm(11), p);
+  auto y = run({X, Y}, {x}, {1, 1, 1, 11});
+  for (int64_t o = 2; o <= 7; ++o)
+    EXPECT_NEAR(at(y, {0, 0, 0, o}), o * 0.5, 1e-5) << o;
+  // Explicit scale 0.5 with asymmetric coordinates reads x[o / 0.5] = x[2o].
+  topi::ResizeParams q;
+  q.method = "nearest";
+  q.coordinateMode = "asymmetric";
+  q.nearestMode = "floor";
+  q.scaleW = 0.5;
+  auto Z = topi::resize2d(X, intImm(1), intImm(2), q);
+  auto z = run({X, Z}, {x}, {1, 1, 1, 2});
+  EXPECT_EQ(at(z, {0, 0, 0, 1}), 2);
+}
+
+TEST(Topi, PadEdgeAndReflect) {
+  auto X = placeholder(dims({3}), f32, "X");
+  unity::Tensor x(f32, {3});
+  for (int i = 0; i < 3; ++i)
+    x.setDouble(i, 10 + i); // [10, 11, 12]
+  auto E = topi::padMode(X, {2}, {1}, "edge");
+  auto e = run({X, E}, {x}, {6});
+  std::vector<double> wantE{10, 10, 10, 11, 12, 12};
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ(at(e, {i}), wantE[i]) << i;
+  // Reflect without repeating the border; 5 before goes round twice.
+  auto R = topi::padMode(X, {5}, {3}, "reflect");
+  auto r = run({X, R}, {x}, {11});
+  std::vector<double> wantR{11, 10, 11, 12, 11, 10, 11, 12, 11, 10, 11};
+  for (int64_t i = 0; i < 11; ++i)
+    EXPECT_EQ(at(r, {i}), wantR[i]) << i;
+  EXPECT_THROW(topi::padMode(X, {1}, {1}, "wrap"), Error);
 }
