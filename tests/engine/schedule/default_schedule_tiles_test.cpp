@@ -164,6 +164,31 @@ TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
   }
 }
 
+TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
+  // A 1x1 convolution over 24 channels (a matmul over channels, one reduce
+  // loop) and a 3x3 one on a 5x6 image (30 output positions) take the wide
+  // form; a 1x1 over 16 channels keeps the direct one.
+  std::vector<ConvCase> cases{{24, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}},
+                              {12, 5, 6, 9, 3, 3, {1, 1, 1, 1}, {1, 1}}};
+  uint32_t seed = 170;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.c;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+        << k.c;
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
+  }
+  auto g = transform::defaultSchedule(convFunc(cases[0]), 1, 16);
+  size_t reduceLoops = 0;
+  for (auto& l : loopsOf(g, "conv_wide"))
+    reduceLoops += l->var->name.rfind("rc", 0) == 0;
+  EXPECT_GE(reduceLoops, 1u);
+  EXPECT_FALSE(hasBlock(convFunc({16, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}}), "conv_wide"));
+}
+
 TEST(DefaultScheduleTiles, SmallConvolutionKeepsTheDirectForm) {
   // 2 channels x 3x3 = 18 products per output: the wide form's extra stages
   // would not pay.
