@@ -7,17 +7,21 @@
 // (in + pad_begin + pad_end - dilation * (k - 1) - 1) floordiv stride + 1,
 // simplified so constant shapes stay constants.
 //
-// A large stride-1 ungrouped 2-D convolution whose channel, image and kernel
-// sizes are constants (any batch), with at least 32 products per output and
-// an image of at least 64 pixels, is written in the "wide" form instead:
-// the padded image of each channel is flattened to one row ("pad_flat",
-// row width Wp = W + pad), the reduction runs over flat positions
-// p = y * Wp + x ("<name>_wide"), where tap (ky, kx) reads p + ky * Wp + kx,
-// one contiguous run for every tap, and a copy keeps the positions with
-// x < OW. The Wp - OW extra columns per row are computed and dropped; in
-// exchange the position loop splits into whole vectors whatever the image
-// width (14, 28, 56 in ResNet), which the default schedule's register tile
-// needs. Same values, same output as the direct form.
+// A large 2-D convolution whose channel, image and kernel sizes are
+// constants (any batch, stride, dilation or groups), with at least 32
+// products per output (or a 1x1 kernel over at least 24 channels) and at
+// least 16 output positions, is written in the "wide" form instead: the
+// padded image of each channel is split into stride phases and each phase
+// flattened to one row ("pad_flat", row width Wq = ceil(Wp / stride)), the
+// reduction runs over flat positions p = y * Wq + x ("<name>_wide"), where
+// tap (ky, kx) reads one contiguous run p + offset(ky, kx), and a copy
+// keeps the positions with x < OW. The Wq - OW extra columns per row are
+// computed and dropped; in exchange the position loop splits into whole
+// vectors whatever the image width (14, 28, 56 in ResNet) or stride, which
+// the default schedule's register tile needs. A 1x1 kernel keeps a single
+// reduce loop (a matmul over channels). Same values, same output as the
+// direct form. Depthwise convolutions (9 products per output) keep the
+// direct form: the flattening copy would cost more than the taps.
 //
 // The transposed convolution is written directly as a gather: output y
 // receives input iy when y + pad_begin - ky * dilation == iy * stride, a
