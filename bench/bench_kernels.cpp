@@ -3,7 +3,9 @@
 //   matmul n = 256, 512, 1024   ours (build + Executable, default pipeline
 //                               passes incl. DefaultSchedule) | OpenBLAS
 //                               cblas_sgemm | naive loop
-//   conv2d ResNet-style layers  ours | oneDNN direct convolution | naive loop
+//   conv2d ResNet / MobileNetV2 layers (3x3, strided, 1x1, depthwise)
+//                               ours | oneDNN direct convolution | naive loop
+//                               (3x3 stride 1 only)
 //   examples (mlp, cnn, transformer .uir) end-to-end latency, with and
 //                               without DefaultSchedule
 //
@@ -182,22 +184,31 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
 // ------------------------------------------------------------------ conv2d
 
 struct ConvShape {
-  int64_t c, hw, f; // 1 x c x hw x hw input, f filters of 3x3, padding 1, stride 1
+  // 1 x c x hw x hw input, f filters of k x k, stride, padding k / 2, groups.
+  int64_t c, hw, f, k = 3, stride = 1, groups = 1;
+  int64_t out() const { return (hw + 2 * (k / 2) - k) / stride + 1; }
+  bool resnet3x3() const { return k == 3 && stride == 1 && groups == 1; }
 };
 
 double onednnConv(const ConvShape& s, const float* x, const float* w, float* y, double budget) {
   using namespace dnnl;
   engine eng(engine::kind::cpu, 0);
   stream st(eng);
-  memory::dims src{1, s.c, s.hw, s.hw}, wei{s.f, s.c, 3, 3}, dst{1, s.f, s.hw, s.hw};
+  int64_t o = s.out(), p = s.k / 2, g = s.groups;
+  memory::dims src{1, s.c, s.hw, s.hw}, dst{1, s.f, o, o};
+  // Grouped weights are 5-D for oneDNN: groups x f/g x c/g x k x k.
+  memory::dims wei =
+      g == 1 ? memory::dims{s.f, s.c, s.k, s.k} : memory::dims{g, s.f / g, s.c / g, s.k, s.k};
   auto any = [](const memory::dims& d) {
     return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
   };
   convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, any(src),
-                              any(wei), any(dst), {1, 1}, {1, 1}, {1, 1});
+                              any(wei), any(dst), {s.stride, s.stride}, {p, p}, {p, p});
   convolution_forward::primitive_desc pd(d, eng);
   memory xu({src, memory::data_type::f32, memory::format_tag::nchw}, eng, const_cast<float*>(x));
-  memory wu({wei, memory::data_type::f32, memory::format_tag::oihw}, eng, const_cast<float*>(w));
+  memory wu(
+      {wei, memory::data_type::f32, g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw},
+      eng, const_cast<float*>(w));
   memory yu({dst, memory::data_type::f32, memory::format_tag::nchw}, eng, y);
   // Inputs are converted to the primitive's preferred layouts once, outside
   // the timing (oneDNN's best case); the output conversion is timed.
@@ -217,33 +228,49 @@ double onednnConv(const ConvShape& s, const float* x, const float* w, float* y, 
 }
 
 void benchConv(const ConvShape& s, int threads, double budget) {
+  int64_t cg = s.c / s.groups, o = s.out();
   auto X = te::placeholder({intImm(1), intImm(s.c), intImm(s.hw), intImm(s.hw)},
                            DataType::Float32(), "X");
-  auto W =
-      te::placeholder({intImm(s.f), intImm(s.c), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  auto W = te::placeholder({intImm(s.f), intImm(cg), intImm(s.k), intImm(s.k)}, DataType::Float32(),
+                           "W");
   te::topi::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
+  p.padding = {s.k / 2, s.k / 2, s.k / 2, s.k / 2};
+  p.strides = {s.stride, s.stride};
+  p.groups = s.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
   auto exe = buildOurs(wrapInMain(te::createPrimFunc({X, W, Y})), threads, true, false);
-  auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, s.c, 3, 3}, 4);
-  std::vector<float> y(s.f * s.hw * s.hw), ref(y.size());
+  auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
+  std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
-  double flops = 2.0 * s.f * s.hw * s.hw * s.c * 9;
+  double flops = 2.0 * s.f * o * o * cg * s.k * s.k;
   unity::Tensor out;
   double tOurs = bestTime([&] { out = exe->runTensors({x, w})[0]; }, budget);
   double tDnnl = onednnConv(s, x.dataAs<float>(), w.dataAs<float>(), y.data(), budget);
-  double tNaive = bestTime(
-      [&] {
-        bench::naiveConv3x3(x.dataAs<float>(), w.dataAs<float>(), ref.data(), s.c, s.hw, s.f);
-      },
-      budget);
+  // The naive loop exists for the ResNet 3x3 stride-1 layers only.
+  char naive[16] = "       -";
+  if (s.resnet3x3()) {
+    double tNaive = bestTime(
+        [&] {
+          bench::naiveConv3x3(x.dataAs<float>(), w.dataAs<float>(), ref.data(), s.c, s.hw, s.f);
+        },
+        budget);
+    std::snprintf(naive, sizeof naive, "%8.1f", flops / tNaive * 1e-9);
+  }
   double err = maxRelDiff(out, y.data());
   char name[64];
   std::snprintf(name, sizeof name, "1x%lldx%lldx%lld,%lld", (long long)s.c, (long long)s.hw,
                 (long long)s.hw, (long long)s.f);
-  std::printf("conv %-17s %d   %8.1f  %8.1f  %8.1f   %5.1f%%   %6.1f   %.1e\n", name, threads,
-              flops / tOurs * 1e-9, flops / tDnnl * 1e-9, flops / tNaive * 1e-9,
-              100.0 * tDnnl / tOurs, kPeakPerCore * threads, err);
+  std::string kind;
+  if (!s.resnet3x3()) {
+    kind = " " + std::to_string(s.k) + "x" + std::to_string(s.k);
+    if (s.stride != 1)
+      kind += "/" + std::to_string(s.stride);
+    if (s.groups != 1)
+      kind += s.groups == s.c ? " dw" : " g" + std::to_string(s.groups);
+  }
+  std::printf("conv %-17s %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %.1e\n", (name + kind).c_str(),
+              threads, flops / tOurs * 1e-9, flops / tDnnl * 1e-9, naive, 100.0 * tDnnl / tOurs,
+              kPeakPerCore * threads, err);
 }
 
 // ------------------------------------------------------------------ examples
@@ -322,7 +349,14 @@ int main(int argc, char** argv) {
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
                   "max rel err\n");
     for (int t : threads)
-      for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256}})
+      for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
+                          // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
+                          // downsample
+                          ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2},
+                          ConvShape{64, 56, 128, 1, 2}, ConvShape{512, 7, 512},
+                          // MobileNetV2: pointwise 1x1 and depthwise 3x3 (stride 1 and 2)
+                          ConvShape{24, 56, 144, 1}, ConvShape{960, 7, 160, 1},
+                          ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96}})
         if (want("conv"))
           benchConv(s, t, budget);
     if (want("examples"))

@@ -7,17 +7,21 @@
 // (in + pad_begin + pad_end - dilation * (k - 1) - 1) floordiv stride + 1,
 // simplified so constant shapes stay constants.
 //
-// A large stride-1 ungrouped 2-D convolution whose channel, image and kernel
-// sizes are constants (any batch), with at least 32 products per output and
-// an image of at least 64 pixels, is written in the "wide" form instead:
-// the padded image of each channel is flattened to one row ("pad_flat",
-// row width Wp = W + pad), the reduction runs over flat positions
-// p = y * Wp + x ("<name>_wide"), where tap (ky, kx) reads p + ky * Wp + kx,
-// one contiguous run for every tap, and a copy keeps the positions with
-// x < OW. The Wp - OW extra columns per row are computed and dropped; in
-// exchange the position loop splits into whole vectors whatever the image
-// width (14, 28, 56 in ResNet), which the default schedule's register tile
-// needs. Same values, same output as the direct form.
+// A large 2-D convolution whose channel, image and kernel sizes are
+// constants (any batch, stride, dilation or groups), with at least 32
+// products per output (or a 1x1 kernel over at least 24 channels) and at
+// least 16 output positions, is written in the "wide" form instead: the
+// padded image of each channel is split into stride phases and each phase
+// flattened to one row ("pad_flat", row width Wq = ceil(Wp / stride)), the
+// reduction runs over flat positions p = y * Wq + x ("<name>_wide"), where
+// tap (ky, kx) reads one contiguous run p + offset(ky, kx), and a copy
+// keeps the positions with x < OW. The Wq - OW extra columns per row are
+// computed and dropped; in exchange the position loop splits into whole
+// vectors whatever the image width (14, 28, 56 in ResNet) or stride, which
+// the default schedule's register tile needs. A 1x1 kernel keeps a single
+// reduce loop (a matmul over channels). Same values, same output as the
+// direct form. Depthwise convolutions (9 products per output) keep the
+// direct form: the flattening copy would cost more than the taps.
 //
 // The transposed convolution is written directly as a gather: output y
 // receives input iy when y + pad_begin - ky * dilation == iy * stride, a
@@ -34,7 +38,8 @@ namespace {
 // The wide convolution form pays for its extra stages only when each output
 // sums many products over a sizeable image.
 constexpr int64_t kWideMinReduction = 32;
-constexpr int64_t kWideMinArea = 64;
+constexpr int64_t kWideMinArea = 16;      // output positions
+constexpr int64_t kWideMinPointwise = 24; // 1x1: 24 channels gained 2.5x, 16 lost 1.6x
 
 void checkSameDim(const PrimExpr& a, const PrimExpr& b, const std::string& op,
                   const std::string& what) {
@@ -87,46 +92,95 @@ PrimExpr outExtent(const PrimExpr& in, int64_t padBegin, int64_t padEnd, int64_t
   return e;
 }
 
-/// Stride-1 ungrouped 2-D convolution with constant shapes over the padded
-/// image flattened per channel ("wide" form, see the file comment):
-///   flat[n, c, q]    = padded(data)[n, c, q / Wp, q % Wp]   (0 past the end)
-///   wide[n, o, p]    = sum flat[n, c, p + ky*dy*Wp + kx*dx] * weight[o, c, ky, kx]
-///   out[n, o, y, x]  = wide[n, o, y * Wp + x]
-/// Positions p with p % Wp >= OW are computed and dropped; P is rounded up
-/// to a multiple of 32 so the position loop splits into whole vectors.
+/// 2-D convolution with constant channel, image and kernel sizes over the
+/// padded image flattened per channel and split into stride phases ("wide"
+/// form, see the file comment). With strides (sh, sw) the padded image of
+/// each channel is cut into phases (a, b): phase[i, j] = padded[a + i*sh,
+/// b + j*sw], each Hq x Wq (Wq = ceil(Wp / sw)) and flattened to Q floats:
+///   flat[n, c, (a*PW + b)*Q + i*Wq + j] = padded(data)[n, c, a + i*sh, b + j*sw]
+///   wide[n, o, p] = sum flat[n, c(o), tap(ky, kx) + p] * weight[o, c, ky, kx]
+///     tap(ky, kx) = ((ky*dy % sh)*PW + kx*dx % sw)*Q + (ky*dy / sh)*Wq + kx*dx / sw
+///   out[n, o, y, x] = wide[n, o, y * Wq + x]
+/// since output (y, x) reads padded row y*sh + ky*dy = (ky*dy % sh) +
+/// (y + ky*dy / sh)*sh, i.e. phase row y + ky*dy / sh. Every tap reads one
+/// contiguous run of p; with stride 1 there is one phase and this is the
+/// plain flattened image. Only the phases some tap reads are stored (PH x PW:
+/// a 1x1 stride-2 convolution keeps one). Positions p with p % Wq >= OW are
+/// computed and dropped; P is rounded up to whole vectors (a multiple of 32,
+/// of 192 = lcm(48, 64) past 2048 positions, so the register tile can take
+/// 3 or 4 vectors). c(o) is rc, or (o / (O/g)) * C/g + rc with groups. A 1x1
+/// kernel has no tap loops: one reduction over channels, a matmul.
 Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<int64_t>& pad,
-                  const std::vector<int64_t>& dilation, const std::string& name) {
+                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                  int64_t groups, const std::string& name) {
   int64_t H = *asConstInt(data.shape()[2]), W = *asConstInt(data.shape()[3]);
   int64_t KH = *asConstInt(weight.shape()[2]), KW = *asConstInt(weight.shape()[3]);
-  int64_t Wp = W + pad[1] + pad[3], Hp = H + pad[0] + pad[2];
-  int64_t OH = Hp - dilation[0] * (KH - 1), OW = Wp - dilation[1] * (KW - 1);
-  int64_t P = ((OH - 1) * Wp + OW + 31) / 32 * 32;
-  int64_t Q = P + dilation[0] * (KH - 1) * Wp + dilation[1] * (KW - 1);
+  int64_t sh = strides[0], sw = strides[1], dh = dilation[0], dw = dilation[1];
+  int64_t Hp = H + pad[0] + pad[2], Wp = W + pad[1] + pad[3];
+  int64_t OH = (Hp - dh * (KH - 1) - 1) / sh + 1, OW = (Wp - dw * (KW - 1) - 1) / sw + 1;
+  // Phases some tap reads: with dilation 1 the first min(K, s); otherwise
+  // (taps ky*d % s in any order) all s of them.
+  int64_t PH = dh == 1 ? std::min(KH, sh) : sh, PW = dw == 1 ? std::min(KW, sw) : sw;
+  int64_t Wq = (Wp + sw - 1) / sw;
+  int64_t P = (OH - 1) * Wq + OW;
+  P = P > 2048 ? (P + 191) / 192 * 192 : (P + 31) / 32 * 32;
+  int64_t Q = P + (dh * (KH - 1) / sh) * Wq + dw * (KW - 1) / sw;
   PrimExpr hE = data.shape()[2], wE = data.shape()[3];
   Tensor flat = compute(
-      {data.shape()[0], data.shape()[1], i64(Q)},
+      {data.shape()[0], data.shape()[1], i64(PH * PW * Q)},
       [&](const std::vector<PrimExpr>& i) {
-        PrimExpr h = floordiv(i[2], i64(Wp)) - pad[0], w = floormod(i[2], i64(Wp)) - pad[1];
+        PrimExpr q = i[2], a = i64(0), b = i64(0);
+        if (PH * PW > 1) {
+          q = floormod(i[2], i64(Q));
+          PrimExpr ph = floordiv(i[2], i64(Q));
+          a = PW > 1 ? floordiv(ph, i64(PW)) : ph;
+          b = PW > 1 ? floormod(ph, i64(PW)) : i64(0);
+        }
+        PrimExpr h = simp(a + floordiv(q, i64(Wq)) * sh - pad[0]);
+        PrimExpr w = simp(b + floormod(q, i64(Wq)) * sw - pad[1]);
         PrimExpr ok =
             logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)), logicalAnd(ge(w, i64(0)), lt(w, wE)));
         return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
                       cst(data.dtype(), 0.0));
       },
       "pad_flat");
-  ReduceAxis rc = reduceAxis(weight.shape()[1], "rc"), ry = reduceAxis(weight.shape()[2], "ry"),
-             rx = reduceAxis(weight.shape()[3], "rx");
+  const PrimExpr& Cg = weight.shape()[1];
+  PrimExpr outPerGroup = simp(floordiv(weight.shape()[0], i64(groups)));
+  ReduceAxis rc = reduceAxis(Cg, "rc");
+  std::vector<ReduceAxis> axes{rc};
+  if (KH * KW > 1) {
+    axes.push_back(reduceAxis(weight.shape()[2], "ry"));
+    axes.push_back(reduceAxis(weight.shape()[3], "rx"));
+  }
+  /// The flat offset of one kernel coordinate k (dilation d, stride s) in
+  /// phase units: (k*d % s) phases and (k*d / s) rows/columns.
+  auto split = [](const PrimExpr& k, int64_t d, int64_t s) {
+    PrimExpr kd = k * d;
+    if (s == 1)
+      return std::pair<PrimExpr, PrimExpr>{i64(0), kd};
+    return std::pair<PrimExpr, PrimExpr>{floormod(kd, i64(s)), floordiv(kd, i64(s))};
+  };
   Tensor wide = compute(
       {data.shape()[0], weight.shape()[0], i64(P)},
       [&](const std::vector<PrimExpr>& i) {
-        PrimExpr q = i[2] + ry.var * (dilation[0] * Wp) + rx.var * dilation[1];
-        return te::sum(flat({i[0], rc.var, q}) * weight({i[1], rc.var, ry.var, rx.var}),
-                       {rc, ry, rx});
+        PrimExpr channel =
+            groups == 1 ? PrimExpr(rc.var) : floordiv(i[1], outPerGroup) * Cg + rc.var;
+        if (KH * KW == 1)
+          return te::sum(flat({i[0], channel, i[2]}) * weight({i[1], rc.var, i64(0), i64(0)}),
+                         {rc});
+        const PrimExpr &ky = axes[1].var, &kx = axes[2].var;
+        auto [ay, oy] = split(ky, dh, sh);
+        auto [ax, ox] = split(kx, dw, sw);
+        PrimExpr q = i[2] + oy * Wq + ox;
+        if (PH * PW > 1)
+          q = q + (ay * PW + ax) * Q;
+        return te::sum(flat({i[0], channel, q}) * weight({i[1], rc.var, ky, kx}), axes);
       },
       name + "_wide");
   return compute(
       {data.shape()[0], weight.shape()[0], i64(OH), i64(OW)},
       [&](const std::vector<PrimExpr>& i) {
-        return wide({i[0], i[1], i[2] * Wp + i[3]});
+        return wide({i[0], i[1], i[2] * Wq + i[3]});
       },
       name);
 }
@@ -153,10 +207,10 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
     fail(name, "output channels " + std::to_string(*o) + " are not divisible by groups " +
                    std::to_string(groups));
 
-  // Large stride-1 ungrouped 2-D convolutions with constant shapes use the
-  // wide form, whose position loop vectorizes with whole vectors whatever
-  // the image width (see conv2dWide).
-  if (s == 2 && groups == 1 && strides[0] == 1 && strides[1] == 1) {
+  // Large ungrouped 2-D convolutions with constant shapes use the wide
+  // form, whose position loop vectorizes with whole vectors whatever the
+  // image width and stride (see conv2dWide).
+  if (s == 2) {
     // The batch may be symbolic; channels, image and kernel sizes may not.
     bool constant = true;
     for (size_t d = 1; d < 4; ++d)
@@ -165,12 +219,14 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
     if (constant) {
       int64_t red =
           *asConstInt(Cg) * *asConstInt(weight.shape()[2]) * *asConstInt(weight.shape()[3]);
-      int64_t area = *asConstInt(data.shape()[2]) * *asConstInt(data.shape()[3]);
-      if (red >= kWideMinReduction && area >= kWideMinArea) {
-        outExtent(data.shape()[2], padding[0], padding[2], dilation[0], weight.shape()[2], 1, name);
-        outExtent(data.shape()[3], padding[1], padding[3], dilation[1], weight.shape()[3], 1, name);
-        return conv2dWide(data, weight, padding, dilation, name);
-      }
+      int64_t area = 1;
+      for (size_t d = 0; d < 2; ++d)
+        area *= *asConstInt(outExtent(data.shape()[2 + d], padding[d], padding[2 + d], dilation[d],
+                                      weight.shape()[2 + d], strides[d], name));
+      // A 1x1 convolution is a matmul over channels: worth it from fewer.
+      bool pointwise = red == *asConstInt(Cg) && groups == 1 && red >= kWideMinPointwise;
+      if ((red >= kWideMinReduction || pointwise) && area >= kWideMinArea)
+        return conv2dWide(data, weight, padding, strides, dilation, groups, name);
     }
   }
   Tensor in = data;

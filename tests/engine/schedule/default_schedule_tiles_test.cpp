@@ -23,25 +23,30 @@ struct ConvCase {
   int64_t c, h, w, o, kh, kw;
   std::vector<int64_t> pad; // top, left, bottom, right
   std::vector<int64_t> dil;
+  std::vector<int64_t> stride{1, 1};
+  int64_t groups = 1;
 };
 
-/// Direct NCHW convolution, stride 1, batch 1, zero padding.
+/// Direct NCHW convolution, batch 1, zero padding (k.c input channels,
+/// k.c / k.groups per group).
 unity::Tensor convRef(const unity::Tensor& x, const unity::Tensor& wt, const ConvCase& k) {
-  int64_t oh = k.h + k.pad[0] + k.pad[2] - k.dil[0] * (k.kh - 1);
-  int64_t ow = k.w + k.pad[1] + k.pad[3] - k.dil[1] * (k.kw - 1);
+  int64_t oh = (k.h + k.pad[0] + k.pad[2] - k.dil[0] * (k.kh - 1) - 1) / k.stride[0] + 1;
+  int64_t ow = (k.w + k.pad[1] + k.pad[3] - k.dil[1] * (k.kw - 1) - 1) / k.stride[1] + 1;
+  int64_t cg = k.c / k.groups, og = k.o / k.groups;
   unity::Tensor out(DataType::Float32(), {1, k.o, oh, ow});
   for (int64_t o = 0; o < k.o; ++o)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t xx = 0; xx < ow; ++xx) {
         double acc = 0;
-        for (int64_t c = 0; c < k.c; ++c)
+        for (int64_t c = 0; c < cg; ++c)
           for (int64_t ky = 0; ky < k.kh; ++ky)
             for (int64_t kx = 0; kx < k.kw; ++kx) {
-              int64_t iy = y + ky * k.dil[0] - k.pad[0], ix = xx + kx * k.dil[1] - k.pad[1];
+              int64_t iy = y * k.stride[0] + ky * k.dil[0] - k.pad[0];
+              int64_t ix = xx * k.stride[1] + kx * k.dil[1] - k.pad[1];
               if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w)
                 continue;
-              acc += x.getDouble((c * k.h + iy) * k.w + ix) *
-                     wt.getDouble(((o * k.c + c) * k.kh + ky) * k.kw + kx);
+              acc += x.getDouble(((o / og * cg + c) * k.h + iy) * k.w + ix) *
+                     wt.getDouble(((o * cg + c) * k.kh + ky) * k.kw + kx);
             }
         out.setDouble((o * oh + y) * ow + xx, acc);
       }
@@ -51,11 +56,13 @@ unity::Tensor convRef(const unity::Tensor& x, const unity::Tensor& wt, const Con
 PrimFuncRef convFunc(const ConvCase& k) {
   auto X =
       te::placeholder({intImm(1), intImm(k.c), intImm(k.h), intImm(k.w)}, DataType::Float32(), "X");
-  auto W = te::placeholder({intImm(k.o), intImm(k.c), intImm(k.kh), intImm(k.kw)},
+  auto W = te::placeholder({intImm(k.o), intImm(k.c / k.groups), intImm(k.kh), intImm(k.kw)},
                            DataType::Float32(), "W");
   te::topi::Conv2dParams p;
   p.padding = k.pad;
   p.dilation = k.dil;
+  p.strides = k.stride;
+  p.groups = k.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
   return te::createPrimFunc({X, W, Y});
 }
@@ -117,7 +124,7 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
     auto f = convFunc(k);
     EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << k.c << "x" << k.h;
     auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto w = randomTensor({k.o, k.c / k.groups, k.kh, k.kw}, seed++);
     auto want = convRef(x, w, k);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << k.c;
     EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
@@ -126,6 +133,60 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
         << "scheduled, 8 lanes " << k.c;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
   }
+}
+
+TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
+  // Strided convolutions in the wide form (stride phases): ResNet's 7x7/2
+  // stem and 3x3/2 and 1x1/2 downsampling at small sizes, odd and
+  // asymmetric sizes, unequal strides, stride with dilation (all phases
+  // stored), a stride larger than the kernel (1x1/2: one phase; 2x2/3: taps
+  // read 2 of 3 phases).
+  std::vector<ConvCase> cases{{3, 22, 21, 8, 7, 7, {3, 3, 3, 3}, {1, 1}, {2, 2}},
+                              {8, 11, 9, 10, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}},
+                              {40, 9, 13, 7, 1, 1, {0, 0, 0, 0}, {1, 1}, {2, 2}},
+                              {6, 12, 13, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 2}},
+                              {6, 13, 12, 5, 3, 3, {2, 2, 2, 2}, {2, 2}, {2, 3}},
+                              {12, 14, 10, 4, 2, 2, {1, 0, 0, 1}, {1, 1}, {3, 3}}};
+  uint32_t seed = 140;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    std::string what = std::to_string(k.c) + "x" + std::to_string(k.h) + "x" + std::to_string(k.w) +
+                       " k" + std::to_string(k.kh) + " s" + std::to_string(k.stride[0]) +
+                       std::to_string(k.stride[1]);
+    EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << what;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << what;
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+        << "scheduled, 16 lanes " << what;
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
+  }
+}
+
+TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
+  // A 1x1 convolution over 24 channels (a matmul over channels, one reduce
+  // loop) and a 3x3 one on a 5x6 image (30 output positions) take the wide
+  // form; a 1x1 over 16 channels keeps the direct one.
+  std::vector<ConvCase> cases{{24, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}},
+                              {12, 5, 6, 9, 3, 3, {1, 1, 1, 1}, {1, 1}}};
+  uint32_t seed = 170;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.c;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+        << k.c;
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
+  }
+  auto g = transform::defaultSchedule(convFunc(cases[0]), 1, 16);
+  size_t reduceLoops = 0;
+  for (auto& l : loopsOf(g, "conv_wide"))
+    reduceLoops += l->var->name.rfind("rc", 0) == 0;
+  EXPECT_GE(reduceLoops, 1u);
+  EXPECT_FALSE(hasBlock(convFunc({16, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}}), "conv_wide"));
 }
 
 TEST(DefaultScheduleTiles, SmallConvolutionKeepsTheDirectForm) {
