@@ -147,6 +147,11 @@ private:
   size_t pos_ = 0;
   int depth_ = 0;
   std::vector<std::unordered_map<std::string, Entry>> scopes_;
+  /// In a function with calling_conv = "packed" (MakePackedAPI): the shape
+  /// variables of its buffer parameters that no T.LetStmt has bound yet. The
+  /// prologue's `with T.LetStmt(T.arg_dim(i, k)) as n:` binds that very
+  /// variable rather than a new one.
+  std::set<const ir::PrimVar*> packedShapeVars_;
   std::set<std::string> globals_;
   std::map<int64_t, Tensor> metadata_;
   std::vector<size_t> metadataLines_;

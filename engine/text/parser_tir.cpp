@@ -501,9 +501,17 @@ PrimFuncRef Parser::primFunc(size_t sigPos) {
       break;
   }
   expectOp(")", "to close the parameter list");
+  packedShapeVars_.clear();
+  if (attrs.getString("calling_conv") == "packed")
+    for (auto& p : params)
+      if (p.buffer)
+        for (auto& d : p.buffer->shape)
+          if (auto* v = as<PrimVar>(d))
+            packedShapeVars_.insert(v);
   pos_ = bodyPos;
   Stmt body = stmtList();
   popScope();
+  packedShapeVars_.clear();
   return located(peek(), [&] { return make<PrimFunc>(params, body, attrs); });
 }
 
@@ -603,7 +611,17 @@ Stmt Parser::statement(bool& isPass, bool& isLet) {
         fail(peek(), "expected 'as name' after T.LetStmt(...)");
       next();
       const Token& name = expectName("after 'as'");
-      auto v = primVar(name.text, vt);
+      Ref<PrimVar> v;
+      const Entry* e = lookup(name.text);
+      if (e && e->prim && packedShapeVars_.erase(e->prim.get())) {
+        // The packed prologue binds a parameter's shape variable itself.
+        if (e->prim->dtype != vt)
+          fail(name, fmt::format("shape variable '{}' is {} but bound to a {} value", name.text,
+                                 e->prim->dtype.str(), vt.str()));
+        v = e->prim;
+      } else {
+        v = primVar(name.text, vt);
+      }
       pushScope();
       define(name.text, Entry{nullptr, v, nullptr});
       Stmt body = nestedBlock(*this, "after T.LetStmt(...)");
