@@ -7,6 +7,7 @@
 // check) or an interpreter error naming the parameter and the dimension.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -217,5 +218,33 @@ def main(x: R.Tensor((n, 4), "float32")) -> R.Tensor((n, 4), "float32"):
       for (int64_t i = 0; i < n * 4; ++i)
         EXPECT_FLOAT_EQ(float(out[0].getDouble(i)), float(in[0].getDouble(i)) + 1.0f) << target;
     }
+  }
+}
+
+TEST(MakePackedAPI, EveryModuleOfTheDefaultPipelineRoundTrips) {
+  std::filesystem::path dir =
+      std::filesystem::path(LOWERSCOPE_SOURCE_DIR) / "resources" / "examples";
+  for (const char* name : {"mlp.uir", "call_tir.uir"}) {
+    SCOPED_TRACE(name);
+    BuildOptions opts; // the default pipeline, recorded
+    BuildResult r = build(text::parseFile((dir / name).string()), opts);
+    bool packed = false;
+    for (auto& rec : r.records) {
+      if (rec.depth != 1 || !rec.after)
+        continue;
+      SCOPED_TRACE(rec.name);
+      std::string text = text::printModule(rec.after);
+      IRModule back = text::parseModule(text, name);
+      EXPECT_TRUE(structuralEqual(back, rec.after)) << text;
+      packed = packed || rec.name == "MakePackedAPI";
+    }
+    EXPECT_TRUE(packed);
+    int kernels = 0;
+    for (auto& [fname, fn] : r.lowered->functions)
+      if (auto pf = cast<PrimFunc>(fn)) {
+        EXPECT_TRUE(transform::hasPackedAPI(*pf)) << fname;
+        ++kernels;
+      }
+    EXPECT_GT(kernels, 0);
   }
 }
