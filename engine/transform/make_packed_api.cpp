@@ -25,7 +25,9 @@
 // generators, the interpreter and the well-formedness checker that the shape
 // variables are bound by the prologue rather than by the signature. The
 // argument count and scalar slots stay implicit (they have no shape to
-// check). A function that already has the attribute is returned unchanged.
+// check). A function that already has the attribute, or that a library
+// kernel implements (attribute library_kernel: the library's code runs, not
+// this IR), is returned unchanged.
 #include <unordered_set>
 
 #include "engine/ir/functor.h"
@@ -51,7 +53,8 @@ bool hasPackedAPI(const PrimFunc& f) {
 
 PrimFuncRef makePackedAPI(const PrimFuncRef& f) {
   std::string conv = f->attrs.getString(kCallingConvAttr);
-  if (conv == kCallingConvPacked)
+  // Library kernels (attr library_kernel) run the library's code, not ours.
+  if (conv == kCallingConvPacked || !f->attrs.getString("library_kernel").empty())
     return f;
   std::string fname = f->attrs.getString("global_symbol", "<prim_func>");
   if (!conv.empty())
