@@ -114,6 +114,9 @@ private:
   PE binaryOf(const Token& at, ir::NodeKind op, PE a, PE b);
   ir::Stmt stmtListRest(int& count);
   ir::Stmt statement(bool& isPass, bool& isLet);
+  /// The variable a let named `name` binds: a fresh one, or in a packed
+  /// function the parameter shape variable of that name not yet bound.
+  ir::Ref<ir::PrimVar> letVar(const Token& name, DataType t);
   ir::Stmt forStmt();
   ir::Stmt blockStmt();
   ir::Range regionDim();
