@@ -115,9 +115,9 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
   BuildOptions opts;
   opts.target = "llvm -num-cores=" + std::to_string(threads) + gTargetExtra;
   if (!fullPipeline)
-    opts.passes = {"Normalize",   "DefaultSchedule", "LowerBlocks",
-                   "Simplify",    "FlattenBuffers",  "LowerIntrinsics",
-                   "UnrollLoops", "VectorizeLoops",  "LowerToExecutor"};
+    opts.passes = {"Normalize",      "DefaultSchedule", "LowerBlocks", "Simplify",
+                   "FlattenBuffers", "LowerIntrinsics", "UnrollLoops", "VectorizeLoops",
+                   "MakePackedAPI",  "LowerToExecutor"};
   opts.disabledPasses = gDisabledPasses;
   if (!schedule)
     opts.disabledPasses.push_back("DefaultSchedule");

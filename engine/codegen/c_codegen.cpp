@@ -3,7 +3,10 @@
 // Each function becomes one C function with the packed entry convention: it
 // checks nargs, reads scalar slots, binds shape variables from the first bare
 // occurrence among the buffer dimensions (in `shapes`, parameter order) and
-// checks every other dimension, then runs the body. Buffers are `restrict`
+// checks every other dimension, then runs the body. A function with
+// calling_conv = "packed" (MakePackedAPI) has that shape prologue in its body
+// already: arg_dim(i, k) reads its `shapes` slot and a failing assert_dim
+// returns -2; only nargs and the scalar slots are read here. Buffers are `restrict`
 // pointers (distinct buffer arguments must not overlap, as for LLVM); an
 // access of a flattened function (FlattenBuffers) has its row-major offset
 // as its one index, otherwise the offset is computed with Horner's rule from
@@ -60,7 +63,8 @@ std::string sanitize(const std::string& s) {
 class CEmitter {
 public:
   CEmitter(std::string name, PrimFuncRef f)
-      : name_(std::move(name)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)) {}
+      : name_(std::move(name)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)),
+        packed_(transform::hasPackedAPI(*f_)) {}
 
   std::string emit() {
     const auto& params = f_->params;
@@ -81,6 +85,7 @@ public:
     }
     std::vector<std::pair<PrimExpr, std::string>> checks;
     int shapeIndex = 0;
+    shapeOffsets_.assign(params.size(), -1);
     for (size_t i = 0; i < params.size(); ++i) {
       const BufferRef& buf = params[i].buffer;
       if (!buf)
@@ -88,6 +93,11 @@ public:
       std::string n = defineBuffer(buf.get());
       line(storage(buf->dtype) + "* restrict " + n + " = (" + storage(buf->dtype) + "*)args[" +
            std::to_string(i) + "];");
+      shapeOffsets_[i] = shapeIndex;
+      if (packed_) { // MakePackedAPI: the body's prologue binds and checks the dims
+        shapeIndex += buf->ndim();
+        continue;
+      }
       for (const PrimExpr& dim : buf->shape) {
         std::string actual = "shapes[" + std::to_string(shapeIndex++) + "]";
         auto* v = as<PrimVar>(dim);
@@ -213,9 +223,19 @@ private:
       for (auto& x : as<SeqStmt>(s)->seq)
         stmt(x);
       return;
-    case NodeKind::Evaluate:
+    case NodeKind::Evaluate: {
+      auto* c = as<PrimCall>(as<Evaluate>(s)->value);
+      if (c && c->op == kAssertDimIntrinsic) {
+        checkCallingConv(c);
+        std::string cleanup;
+        for (auto it = live_.rbegin(); it != live_.rend(); ++it)
+          cleanup += "free(" + *it + "); ";
+        line("if (!(" + expr(c->args[0]) + ")) { " + cleanup + "return -2; }");
+        return;
+      }
       line("(void)(" + expr(as<Evaluate>(s)->value) + ");");
       return;
+    }
     case NodeKind::Allocate: {
       auto* op = as<Allocate>(s);
       const Buffer* buf = op->buffer.get();
@@ -406,7 +426,28 @@ private:
     }
   }
 
+  /// The shape slot of arg_dim(i, k) / assert_dim(c, i, k) (MakePackedAPI),
+  /// after checking that the function is packed and (i, k) names a dimension.
+  int64_t checkCallingConv(const PrimCall* op) {
+    if (!packed_)
+      fail("intrinsic '" + op->op + "' in a function without calling_conv = \"packed\"");
+    size_t n = op->args.size();
+    int64_t i = as<IntImm>(op->args[n - 2])->value, k = as<IntImm>(op->args[n - 1])->value;
+    if (i < 0 || i >= static_cast<int64_t>(f_->params.size()) || !f_->params[i].buffer)
+      fail("intrinsic '" + op->op + "' names parameter " + std::to_string(i) +
+           ", which is not a buffer parameter");
+    if (k < 0 || k >= f_->params[i].buffer->ndim())
+      fail("intrinsic '" + op->op + "' names dimension " + std::to_string(k) + " of parameter '" +
+           f_->params[i].buffer->name + "' of rank " +
+           std::to_string(f_->params[i].buffer->ndim()));
+    return shapeOffsets_[i] + k;
+  }
+
   std::string intrinsic(const PrimCall* op) {
+    if (op->op == kArgDimIntrinsic)
+      return "shapes[" + std::to_string(checkCallingConv(op)) + "]";
+    if (op->op == kAssertDimIntrinsic)
+      fail("intrinsic 'assert_dim' used as a value; it is a statement (T.evaluate)");
     if (!findIntrinsic(op->op))
       fail("unknown intrinsic '" + op->op + "'");
     if (op->args.empty())
@@ -436,7 +477,9 @@ private:
 
   std::string name_;
   PrimFuncRef f_;
-  bool flat_; // accesses have one flat index (FlattenBuffers ran)
+  bool flat_;                         // accesses have one flat index (FlattenBuffers ran)
+  bool packed_;                       // the shape prologue is IR (MakePackedAPI ran)
+  std::vector<int64_t> shapeOffsets_; // per parameter: its first dim in `shapes`
   std::ostringstream out_;
   int indent_ = 0;
   std::set<std::string> used_;

@@ -3,7 +3,12 @@
 // Each PrimFunc becomes three layers of functions:
 //  - the packed entry `name(void** args, int64_t* shapes, int32_t nargs)`
 //    checks the argument count, reads scalar parameters, binds shape
-//    variables from the runtime dimensions and checks every other dimension;
+//    variables from the runtime dimensions and checks every other dimension.
+//    After the MakePackedAPI pass (attribute calling_conv = "packed") the
+//    binding and checking are IR at the top of the body (lets of
+//    arg_dim(i, k), evaluations of assert_dim): the entry emits that
+//    prologue (arg_dim is a load from `shapes`, a failing assert_dim returns
+//    kKernelShapeMismatch) instead of deriving it from the signature;
 //  - `name.compute(ptr noalias A, ..., i64 n, ...)`, internal and always
 //    inlined into the entry, holds the body. Passing each buffer as a
 //    `noalias` parameter is how we tell LLVM that distinct buffers do not
@@ -37,6 +42,7 @@
 
 #include "engine/codegen/llvm_intrinsics.h"
 #include "engine/ir/functor.h"
+#include "engine/ir/intrinsics.h"
 #include "engine/support/error.h"
 #include "engine/transform/storage_rewrite.h"
 #include "engine/transform/tir_lower.h"
@@ -108,7 +114,8 @@ class KernelEmitter {
 public:
   KernelEmitter(llvm::Module& m, std::string name, std::string symbol, PrimFuncRef f, bool fastMath)
       : ctx_(m.getContext()), mod_(m), b_(m.getContext()), name_(std::move(name)),
-        symbol_(std::move(symbol)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)) {
+        symbol_(std::move(symbol)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)),
+        packed_(transform::hasPackedAPI(*f_)) {
     if (fastMath)
       b_.setFastMathFlags(llvm::FastMathFlags::getFast());
     i1_ = b_.getInt1Ty();
@@ -240,9 +247,14 @@ private:
 
     // Buffers: args[i] is the data pointer; their dims follow each other in
     // `shapes`. A bare shape variable is bound at its first occurrence; every
-    // other dimension is checked once all variables are bound.
+    // other dimension is checked once all variables are bound. A packed
+    // function (MakePackedAPI) does both in its prologue instead, which
+    // emitPackedPrologue runs here in the entry.
     std::vector<std::pair<PrimExpr, llvm::Value*>> checks;
     int64_t shapeIndex = 0;
+    entry_ = fn;
+    shapes_ = shapes;
+    shapeOffsets_.assign(params.size(), -1);
     for (size_t i = 0; i < params.size(); ++i) {
       const BufferRef& buf = params[i].buffer;
       if (!buf)
@@ -250,6 +262,11 @@ private:
       llvm::Value* data = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, args, i));
       data->setName(buf->name);
       scope_.buffers[buf.get()] = data;
+      shapeOffsets_[i] = shapeIndex;
+      if (packed_) {
+        shapeIndex += buf->ndim();
+        continue;
+      }
       for (const PrimExpr& dim : buf->shape) {
         llvm::Value* actual =
             b_.CreateLoad(i64_, b_.CreateConstGEP1_64(i64_, shapes, shapeIndex++));
@@ -275,6 +292,7 @@ private:
       shapesOk = b_.CreateAnd(shapesOk, b_.CreateICmpEQ(expected, actual));
     }
     returnIfNot(shapesOk, kKernelShapeMismatch);
+    Stmt body = packed_ ? emitPackedPrologue(f_->body) : f_->body;
 
     // The body lives in an always-inlined function with noalias buffers.
     FreeSymbols captured;
@@ -285,9 +303,82 @@ private:
       captured.vars.push_back(v);
     std::sort(captured.vars.begin(), captured.vars.end(),
               [](const PrimVar* a, const PrimVar* b) { return a->name < b->name; });
-    llvm::Function* compute =
-        emitOutlined(symbol_ + ".compute", captured, {}, [&](auto&) { emitStmt(f_->body); });
+    llvm::Function* compute = emitOutlined(symbol_ + ".compute", captured, {}, [&](auto&) {
+      if (body)
+        emitStmt(body);
+    });
     b_.CreateRet(b_.CreateCall(compute, captureValues(captured)));
+  }
+
+  /// Emits the prologue MakePackedAPI wrote at the top of a packed function
+  /// into the entry: the leading lets that bind shape variables (their values
+  /// read `shapes`) and the assert_dim evaluations after them. Returns the
+  /// rest of the body (null when nothing is left), which the compute
+  /// function receives with the bound variables as parameters.
+  Stmt emitPackedPrologue(Stmt s) {
+    auto readsShapes = [](const PrimExpr& e) {
+      bool found = false;
+      walkPrimExpr(e, [&](const PrimExpr& x) {
+        if (auto* c = as<PrimCall>(x); c && c->op == kArgDimIntrinsic)
+          found = true;
+      });
+      return found;
+    };
+    auto isAssert = [](const Stmt& st) {
+      auto* ev = as<Evaluate>(st);
+      auto* c = ev ? as<PrimCall>(ev->value) : nullptr;
+      return c && c->op == kAssertDimIntrinsic;
+    };
+    while (auto* let = as<LetStmt>(s)) {
+      if (!readsShapes(let->value))
+        break;
+      if (let->value->dtype != let->var->dtype)
+        fail("let of '" + let->var->name + "' (" + let->var->dtype.str() + ") binds a value of " +
+             let->value->dtype.str());
+      llvm::Value* value = emitExpr(let->value);
+      value->setName(let->var->name);
+      scope_.vars[let->var.get()] = value;
+      s = let->body;
+    }
+    if (isAssert(s)) {
+      emitExpr(as<Evaluate>(s)->value);
+      return nullptr;
+    }
+    if (auto* seq = as<SeqStmt>(s)) {
+      size_t k = 0;
+      for (; k < seq->seq.size() && isAssert(seq->seq[k]); ++k)
+        emitExpr(as<Evaluate>(seq->seq[k])->value);
+      if (k == 0)
+        return s;
+      std::vector<Stmt> rest(seq->seq.begin() + static_cast<std::ptrdiff_t>(k), seq->seq.end());
+      return rest.empty() ? nullptr : seqStmt(std::move(rest));
+    }
+    return s;
+  }
+
+  /// arg_dim(i, k) (a load from `shapes`) and assert_dim(c, i, k) (return
+  /// the shape-mismatch status unless c): only in the entry of a packed function.
+  llvm::Value* emitCallingConv(const PrimCall* op) {
+    if (!packed_)
+      fail("intrinsic '" + op->op + "' in a function without calling_conv = \"packed\"");
+    if (scope_.fn != entry_)
+      fail("intrinsic '" + op->op + "' outside the prologue of the packed function");
+    size_t n = op->args.size();
+    int64_t i = as<IntImm>(op->args[n - 2])->value, k = as<IntImm>(op->args[n - 1])->value;
+    if (i < 0 || i >= static_cast<int64_t>(f_->params.size()) || !f_->params[i].buffer)
+      fail("intrinsic '" + op->op + "' names parameter " + std::to_string(i) +
+           ", which is not a buffer parameter");
+    if (k < 0 || k >= f_->params[i].buffer->ndim())
+      fail("intrinsic '" + op->op + "' names dimension " + std::to_string(k) + " of parameter '" +
+           f_->params[i].buffer->name + "' of rank " +
+           std::to_string(f_->params[i].buffer->ndim()));
+    if (op->op == kArgDimIntrinsic) {
+      llvm::Value* dim =
+          b_.CreateLoad(i64_, b_.CreateConstGEP1_64(i64_, shapes_, shapeOffsets_[i] + k));
+      return castValue(dim, DataType::Int64(), op->dtype);
+    }
+    returnIfNot(emitExpr(op->args[0]), kKernelShapeMismatch);
+    return b_.getTrue();
   }
 
   /// Emits `if (!ok) return code;` and continues in a fresh block.
@@ -677,6 +768,8 @@ private:
     }
     case NodeKind::PrimCall: {
       auto* op = as<PrimCall>(e);
+      if (op->op == kArgDimIntrinsic || op->op == kAssertDimIntrinsic)
+        return emitCallingConv(op);
       std::vector<llvm::Value*> args;
       for (auto& a : op->args) {
         if (a->dtype != op->args[0]->dtype)
@@ -783,7 +876,11 @@ private:
   std::string name_;   // for messages
   std::string symbol_; // prefix of every generated function
   PrimFuncRef f_;
-  bool flat_; // accesses have one flat index (FlattenBuffers ran)
+  bool flat_;                         // accesses have one flat index (FlattenBuffers ran)
+  bool packed_;                       // the shape prologue is IR (MakePackedAPI ran)
+  llvm::Function* entry_ = nullptr;   // the packed entry being emitted
+  llvm::Value* shapes_ = nullptr;     // its `shapes` argument
+  std::vector<int64_t> shapeOffsets_; // per parameter: its first dim in `shapes`
   Scope scope_;
   int parallelCount_ = 0;
   llvm::Type *i1_, *i8_, *i32_, *i64_;

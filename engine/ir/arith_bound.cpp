@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "engine/ir/arith_internal.h"
+#include "engine/ir/intrinsics.h"
 
 namespace unity::arith::detail {
 
@@ -191,6 +192,12 @@ ConstIntBound Rewriter::bound(const PrimExpr& e) {
   }
   case NodeKind::PrimLet:
     return bound(as<PrimLet>(e)->body);
+  case NodeKind::PrimCall:
+    // A runtime dimension (MakePackedAPI's prologue) is never negative, as
+    // the shape variables it binds were known to be before the pass.
+    if (as<PrimCall>(e)->op == kArgDimIntrinsic)
+      return boundIntersect({0, kPosInf}, full);
+    return full;
   default:
     break;
   }

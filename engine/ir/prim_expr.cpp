@@ -124,6 +124,12 @@ PrimCall::PrimCall(DataType dtype, std::string op, std::vector<PrimExpr> args)
   require(info != nullptr, "unknown intrinsic '" + this->op + "'");
   require(static_cast<int>(this->args.size()) == info->arity,
           "intrinsic '" + this->op + "' takes " + std::to_string(info->arity) + " arguments");
+  if (!info->math) {
+    // arg_dim(i, k) / assert_dim(c, i, k): the argument and dimension are constants.
+    for (size_t k = this->args.size() - 2; k < this->args.size(); ++k)
+      require(this->args[k] && this->args[k]->kind() == NodeKind::IntImm,
+              "intrinsic '" + this->op + "' takes constant argument and dimension indices");
+  }
 }
 
 PrimLet::PrimLet(Ref<PrimVar> var, PrimExpr value, PrimExpr body)

@@ -304,16 +304,20 @@ public:
     // FlattenBuffers (engine/transform) marks functions whose accesses use
     // one row-major index whatever the buffer's rank.
     flat_ = f->attrs.getBool("buffers_flat", false);
+    // MakePackedAPI (engine/transform) marks functions whose prologue binds
+    // the shape variables with lets: the signature does not define them.
+    bool packed = f->attrs.getString("calling_conv") == "packed";
     for (auto& p : f->params) {
       if (p.scalar)
         defineVar(p.scalar.get());
       if (p.buffer) {
         // Shape variables of parameter buffers are bound from the runtime shapes.
         for (auto& d : p.buffer->shape)
-          walkPrimExpr(d, [&](const PrimExpr& e) {
-            if (auto* v = as<PrimVar>(e); v && !vars_.contains(v))
-              vars_.add(v);
-          });
+          if (!packed)
+            walkPrimExpr(d, [&](const PrimExpr& e) {
+              if (auto* v = as<PrimVar>(e); v && !vars_.contains(v))
+                vars_.add(v);
+            });
         buffers_.add(p.buffer.get());
       }
     }

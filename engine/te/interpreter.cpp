@@ -20,6 +20,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "engine/ir/intrinsics.h"
 #include "engine/support/error.h"
 
 namespace unity::te {
@@ -293,7 +294,42 @@ public:
     fail(std::string("operator ") + binaryOpSymbol(op) + " on " + t.str());
   }
 
+  /// The tensor of each parameter, by parameter index (null for scalars):
+  /// what arg_dim reads in a packed function.
+  void setArguments(const PrimFunc* f, std::vector<unity::Tensor*> byParam) {
+    func_ = f;
+    argsByParam_ = std::move(byParam);
+  }
+
+  /// arg_dim(i, k) and assert_dim(c, i, k) of a packed function (MakePackedAPI).
+  Value evalCallingConv(const PrimCall* c) {
+    size_t n = c->args.size();
+    int64_t i = as<IntImm>(c->args[n - 2])->value, k = as<IntImm>(c->args[n - 1])->value;
+    if (!func_ || i < 0 || i >= static_cast<int64_t>(argsByParam_.size()) || !argsByParam_[i])
+      fail("intrinsic '" + c->op + "' names parameter " + std::to_string(i) +
+           ", which is not a buffer parameter");
+    const unity::Tensor* t = argsByParam_[i];
+    if (k < 0 || k >= t->ndim())
+      fail("intrinsic '" + c->op + "' names dimension " + std::to_string(k) + " of parameter " +
+           std::to_string(i) + ", which has rank " + std::to_string(t->ndim()));
+    int64_t actual = t->shape()[k];
+    if (c->op == kArgDimIntrinsic)
+      return fromInt(actual, c->dtype);
+    if (evalInt(c->args[0]))
+      return fromInt(1, c->dtype);
+    std::string what = "parameter " + std::to_string(i) + " ('" + func_->params[i].buffer->name +
+                       "') dimension " + std::to_string(k) + " is " + std::to_string(actual);
+    // The form MakePackedAPI writes: arg_dim(i, k) == expected.
+    auto* eq = as<BinaryExpr>(c->args[0]);
+    if (eq && eq->op() == NodeKind::EQ)
+      if (auto* lhs = as<PrimCall>(eq->a); lhs && lhs->op == kArgDimIntrinsic)
+        fail(what + ", expected " + std::to_string(evalInt(eq->b)));
+    fail(what + ", which fails its shape check");
+  }
+
   Value evalCall(const PrimCall* c) {
+    if (c->op == kArgDimIntrinsic || c->op == kAssertDimIntrinsic)
+      return evalCallingConv(c);
     std::vector<double> a;
     for (auto& arg : c->args)
       a.push_back(toDouble(eval(arg), arg->dtype));
@@ -619,6 +655,8 @@ public:
 private:
   std::string where_;
   InterpretOptions opt_;
+  const PrimFunc* func_ = nullptr;
+  std::vector<unity::Tensor*> argsByParam_;
   std::unordered_map<const PrimVar*, Value> vars_;
   std::unordered_map<const Buffer*, Storage> buffers_;
   std::vector<BlockFrame> frames_;
@@ -642,7 +680,12 @@ void interpretPrimFunc(const PrimFuncRef& f, std::vector<unity::Tensor*> args,
             std::to_string(scalarArgs.size()));
   size_t ai = 0, si = 0;
   std::vector<std::pair<const Buffer*, unity::Tensor*>> bufs;
+  std::vector<unity::Tensor*> byParam;
+  // A packed function (MakePackedAPI) binds and checks its shape variables
+  // itself, in the prologue of its body.
+  bool packed = f->attrs.getString("calling_conv") == "packed";
   for (auto& p : f->params) {
+    byParam.push_back(p.buffer ? args[ai] : nullptr);
     if (p.scalar) {
       in.bindVar(p.scalar.get(), fromInt(scalarArgs[si++], p.scalar->dtype));
       continue;
@@ -657,14 +700,15 @@ void interpretPrimFunc(const PrimFuncRef& f, std::vector<unity::Tensor*> args,
     if (t->ndim() != p.buffer->ndim())
       in.fail(what + " has rank " + std::to_string(t->ndim()) + ", expected " +
               std::to_string(p.buffer->ndim()));
-    for (int d = 0; d < t->ndim(); ++d)
+    for (int d = 0; d < t->ndim() && !packed; ++d)
       if (auto* v = as<PrimVar>(p.buffer->shape[d]); v && !in.isBound(v))
         in.bindVar(v, fromInt(t->shape()[d], v->dtype));
     bufs.push_back({p.buffer.get(), t});
     in.bindBuffer(p.buffer.get(), t);
   }
+  in.setArguments(f.get(), std::move(byParam));
   for (auto& p : f->params) {
-    if (!p.buffer)
+    if (!p.buffer || packed)
       continue;
     unity::Tensor* t = nullptr;
     for (auto& [b, x] : bufs)

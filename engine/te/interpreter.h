@@ -21,7 +21,11 @@ struct InterpretOptions {
 /// Runs f on args (one tensor per buffer parameter, in order; outputs are
 /// written in place) and scalarArgs (one per scalar parameter, in order).
 /// Shape variables are bound from the argument shapes; every dimension,
-/// dtype and rank is checked. Throws unity::Error naming the function and
+/// dtype and rank is checked. A function with calling_conv = "packed"
+/// (MakePackedAPI) binds and checks its dimensions in its own prologue
+/// instead: arg_dim reads an argument's dimension, a failing assert_dim
+/// throws naming the parameter and the dimension (dtype and rank are still
+/// checked here). Throws unity::Error naming the function and
 /// the cause on a mismatch, an out-of-bounds access, an integer division by
 /// zero, a block binding outside its domain or an unsupported construct.
 /// Intermediate buffers start filled with NaN (floats) or a 0x5A byte

@@ -143,7 +143,7 @@ Tensor greaterEqual(const Tensor& a, const Tensor& b, const std::string& n) {
 Tensor intrinsic(const Tensor& x, const std::string& fn, const std::string& name) {
   std::string n = name.empty() ? "T_" + fn : name;
   const IntrinsicInfo* info = findIntrinsic(fn);
-  if (!info || info->arity != 1)
+  if (!info || !info->math || info->arity != 1)
     fail(n, "'" + fn + "' is not a unary intrinsic");
   if (!x.dtype().isFloat())
     fail(n, "'" + fn + "' needs a float input, got " + x.dtype().str());

@@ -114,6 +114,9 @@ private:
   PE binaryOf(const Token& at, ir::NodeKind op, PE a, PE b);
   ir::Stmt stmtListRest(int& count);
   ir::Stmt statement(bool& isPass, bool& isLet);
+  /// The variable a let named `name` binds: a fresh one, or in a packed
+  /// function the parameter shape variable of that name not yet bound.
+  ir::Ref<ir::PrimVar> letVar(const Token& name, DataType t);
   ir::Stmt forStmt();
   ir::Stmt blockStmt();
   ir::Range regionDim();
@@ -147,6 +150,11 @@ private:
   size_t pos_ = 0;
   int depth_ = 0;
   std::vector<std::unordered_map<std::string, Entry>> scopes_;
+  /// In a function with calling_conv = "packed" (MakePackedAPI): the shape
+  /// variables of its buffer parameters that no T.LetStmt has bound yet. The
+  /// prologue's `with T.LetStmt(T.arg_dim(i, k)) as n:` binds that very
+  /// variable rather than a new one.
+  std::set<const ir::PrimVar*> packedShapeVars_;
   std::set<std::string> globals_;
   std::map<int64_t, Tensor> metadata_;
   std::vector<size_t> metadataLines_;

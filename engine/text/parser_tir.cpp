@@ -501,10 +501,30 @@ PrimFuncRef Parser::primFunc(size_t sigPos) {
       break;
   }
   expectOp(")", "to close the parameter list");
+  packedShapeVars_.clear();
+  if (attrs.getString("calling_conv") == "packed")
+    for (auto& p : params)
+      if (p.buffer)
+        for (auto& d : p.buffer->shape)
+          if (auto* v = as<PrimVar>(d))
+            packedShapeVars_.insert(v);
   pos_ = bodyPos;
   Stmt body = stmtList();
   popScope();
+  packedShapeVars_.clear();
   return located(peek(), [&] { return make<PrimFunc>(params, body, attrs); });
+}
+
+Ref<PrimVar> Parser::letVar(const Token& name, DataType t) {
+  const Entry* e = lookup(name.text);
+  if (e && e->prim && packedShapeVars_.erase(e->prim.get())) {
+    // The packed prologue binds a parameter's shape variable itself.
+    if (e->prim->dtype != t)
+      fail(name, fmt::format("shape variable '{}' is {} but bound to a {} value", name.text,
+                             e->prim->dtype.str(), t.str()));
+    return e->prim;
+  }
+  return primVar(name.text, t);
 }
 
 Stmt Parser::stmtList() {
@@ -603,7 +623,7 @@ Stmt Parser::statement(bool& isPass, bool& isLet) {
         fail(peek(), "expected 'as name' after T.LetStmt(...)");
       next();
       const Token& name = expectName("after 'as'");
-      auto v = primVar(name.text, vt);
+      Ref<PrimVar> v = letVar(name, vt);
       pushScope();
       define(name.text, Entry{nullptr, v, nullptr});
       Stmt body = nestedBlock(*this, "after T.LetStmt(...)");
@@ -675,7 +695,7 @@ Stmt Parser::statement(bool& isPass, bool& isLet) {
     expectNewline("after the let value");
     isLet = true;
     // The body is filled in by the caller (the rest of the list).
-    return make<LetStmt>(primVar(t.text, *vt), value, make<SeqStmt>(std::vector<Stmt>{}));
+    return make<LetStmt>(letVar(t, *vt), value, make<SeqStmt>(std::vector<Stmt>{}));
   }
   if (t.kind == Tok::Name && isOp("[", 1)) {
     BufferRef b = lookupBuffer(t);

@@ -88,6 +88,10 @@ void registerBuiltinPasses() {
   registerPass({"VectorizeLoops", PassLevel::Tensor,
                 "keep legal vectorized loops; make the others serial, annotated with the reason",
                 [] { return tensorPass("VectorizeLoops", 0, vectorizeLoops); }});
+  registerPass({"MakePackedAPI", PassLevel::Tensor,
+                "the calling convention as IR: bind shape variables from the runtime "
+                "dimensions, assert every other dimension",
+                [] { return tensorPass("MakePackedAPI", 0, makePackedAPI); }});
 
   registerPipeline(
       {"default",
@@ -95,7 +99,7 @@ void registerBuiltinPasses() {
        {"Normalize", "FoldConstant", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
         "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination", "DefaultSchedule",
         "LowerBlocks", "Simplify", "StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
-        "UnrollLoops", "VectorizeLoops", "LowerToExecutor"}});
+        "UnrollLoops", "VectorizeLoops", "MakePackedAPI", "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

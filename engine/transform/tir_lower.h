@@ -5,7 +5,8 @@
 // allocations and evaluations: the form engine/codegen consumes. The default
 // pipeline runs them as registered passes, so each step shows in the pass
 // record: LowerBlocks, Simplify, StorageRewrite, FlattenBuffers,
-// VectorizeLoops, UnrollLoops, LowerIntrinsics (builtin_passes.cpp).
+// LowerIntrinsics, UnrollLoops, VectorizeLoops, MakePackedAPI
+// (builtin_passes.cpp).
 //
 // Codegen accepts both forms of buffer access: flattened (one row-major
 // index, after FlattenBuffers; the function has attribute "buffers_flat") and
@@ -67,6 +68,23 @@ inline constexpr const char* kVectorizeRejectedAttr = "vectorize_rejected";
 /// becomes serial with kVectorizeRejectedAttr; legal ones are kept. Returns
 /// `f` itself when every marked loop is legal.
 ir::PrimFuncRef vectorizeLoops(const ir::PrimFuncRef& f);
+
+/// The PrimFunc attribute MakePackedAPI sets, and its one value: the shape
+/// prologue of the packed entry (shape variables bound from the runtime
+/// dimensions, every other dimension checked) is explicit IR in the body.
+inline constexpr const char* kCallingConvAttr = "calling_conv";
+inline constexpr const char* kCallingConvPacked = "packed";
+/// MakePackedAPI (see make_packed_api.cpp): binds each shape variable of the
+/// buffer parameters with `let v = arg_dim(i, k)` at the top of the body and
+/// checks every other dimension with `assert_dim(arg_dim(i, k) == d, i, k)`;
+/// sets kCallingConvAttr. Returns `f` itself when it is already packed.
+/// Throws when a shape variable occurs only inside compound dimensions.
+ir::PrimFuncRef makePackedAPI(const ir::PrimFuncRef& f);
+/// True when f carries calling_conv = "packed".
+bool hasPackedAPI(const ir::PrimFunc& f);
+/// arg_dim(param, dim) and assert_dim(cond, param, dim) (engine/ir/intrinsics.h).
+ir::PrimExpr argDim(int64_t param, int64_t dim);
+ir::PrimExpr assertDim(ir::PrimExpr cond, int64_t param, int64_t dim);
 
 /// What codegen runs on each function: lowerBlocks, then simplifyIndexMath.
 ir::PrimFuncRef lowerForCodegen(const ir::PrimFuncRef& f);

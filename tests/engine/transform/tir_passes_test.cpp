@@ -389,7 +389,8 @@ TEST(TirPasses, DefaultPipelineRecordsEachTensorPassBeforeLowerToExecutor) {
   auto* p = transform::findPipeline("default");
   ASSERT_NE(p, nullptr);
   const std::vector<std::string> tail = {"StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
-                                         "UnrollLoops",    "VectorizeLoops", "LowerToExecutor"};
+                                         "UnrollLoops",    "VectorizeLoops", "MakePackedAPI",
+                                         "LowerToExecutor"};
   ASSERT_GE(p->passes.size(), tail.size());
   EXPECT_EQ(std::vector<std::string>(p->passes.end() - long(tail.size()), p->passes.end()), tail);
   for (auto& name : tail)
@@ -403,9 +404,11 @@ TEST(TirPasses, DefaultPipelineRecordsEachTensorPassBeforeLowerToExecutor) {
     changed[rec.name] = changed[rec.name] || rec.changed;
   EXPECT_TRUE(changed["FlattenBuffers"]);
   EXPECT_TRUE(changed["LowerIntrinsics"]); // sigmoid and erf
+  EXPECT_TRUE(changed["MakePackedAPI"]);
   auto f = cast<PrimFunc>(r.lowered->lookup("f"));
   ASSERT_TRUE(f);
   EXPECT_TRUE(transform::hasFlatBuffers(*f));
+  EXPECT_TRUE(transform::hasPackedAPI(*f));
   EXPECT_EQ(countCalls(f, "erf"), 0);
   std::vector<Tensor> in{randomTensor({5, 6}, 9, -3.0, 3.0)};
   auto out = r.executable->runTensors(in);
