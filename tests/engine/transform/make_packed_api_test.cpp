@@ -237,9 +237,11 @@ TEST(MakePackedAPI, EveryModuleOfTheDefaultPipelineRoundTrips) {
       // unprinted (see TextExamples.NormalizeWellFormedAndReprintStably).
       std::string text = text::printModule(rec.after);
       IRModule back = text::parseModule(text, name);
-      for (auto& [fname, fn] : rec.after->functions)
-        if (isa<PrimFunc>(fn))
+      for (auto& [fname, fn] : rec.after->functions) {
+        if (isa<PrimFunc>(fn)) {
           EXPECT_TRUE(structuralEqual(back->lookup(fname), fn)) << fname << "\n" << text;
+        }
+      }
       packed = packed || rec.name == "MakePackedAPI";
     }
     EXPECT_TRUE(packed);
