@@ -137,11 +137,13 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
 
 TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
   // Strided convolutions in the wide form (stride phases): ResNet's 7x7/2
-  // stem and 3x3/2 and 1x1/2 downsampling at small sizes, odd and
+  // stem, MobileNet's 3-channel 3x3/2 stem (27 products per output), 3x3/2
+  // and 1x1/2 downsampling at small sizes, odd and
   // asymmetric sizes, unequal strides, stride with dilation (all phases
   // stored), a stride larger than the kernel (1x1/2: one phase; 2x2/3: taps
   // read 2 of 3 phases).
   std::vector<ConvCase> cases{{3, 22, 21, 8, 7, 7, {3, 3, 3, 3}, {1, 1}, {2, 2}},
+                              {3, 15, 17, 8, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}},
                               {8, 11, 9, 10, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}},
                               {40, 9, 13, 7, 1, 1, {0, 0, 0, 0}, {1, 1}, {2, 2}},
                               {6, 12, 13, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 2}},
