@@ -36,6 +36,11 @@
 //      and U broadcasts (conv 128x28x28: 24 vfmadd231ps zmm, 3 vmovups, 8
 //      vbroadcastss, no store). The outer spatial loops are fused and
 //      parallel.
+//      A few constant taps and no unrolled rows (no u: a depthwise
+//      convolution, whose image read depends on every spatial loop; a
+//      pooling window) take the order [other spatial] x_o | x_i | taps
+//      instead, x_i vectorized and the taps unrolled: each vector of
+//      outputs sums all its taps in registers and is stored once.
 //      Convolutions reach this rule in topi's "wide" form (topi_nn.cpp):
 //      the padded image flattened per channel, so x runs over flat
 //      positions y * Wp + x' and splits into whole vectors whatever the
@@ -79,7 +84,8 @@ struct Machine {
   int64_t lanes = 16;
   int64_t accRegs = 24;
 };
-constexpr int64_t kReduceTile = 128; // reduction slice kept hot in L2
+constexpr int64_t kReduceTile = 128;     // reduction slice kept hot in L2
+constexpr int64_t kMaxUnrolledTaps = 49; // reduce loops unrolled up to this many steps
 
 bool hasSelect(const PrimExpr& e) {
   bool found = false;
@@ -441,6 +447,27 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   std::vector<LoopRV> red;
   for (size_t k : reduce)
     red.push_back(loops[k].rv);
+  // A few constant taps and no row tile (a depthwise convolution: ky, kx
+  // and nothing else) go inside the vectorized x loop, unrolled: each
+  // vector of outputs is summed over all taps in registers and stored
+  // once, with constant tap offsets and no loop overhead.
+  int64_t taps = 1;
+  for (auto& l : red) {
+    int64_t e = constExtent(s.loop(l));
+    taps = e < 0 ? kMaxUnrolledTaps + 1 : taps * e;
+  }
+  bool tapsInside = red.size() > 1 && taps <= kMaxUnrolledTaps && !ui.var;
+  if (tapsInside) {
+    order.push_back(xi);
+    order.insert(order.end(), red.begin(), red.end());
+    s.reorder(order);
+    s.decomposeReduction(rv, red[0]);
+    for (auto& l : red)
+      s.unroll(l);
+    s.vectorize(xi);
+    parallelizeOuter(s, outer, 4 * int64_t(numCores));
+    return;
+  }
   order.insert(order.end(), red.begin(), red.end());
   if (ui.var)
     order.push_back(ui);

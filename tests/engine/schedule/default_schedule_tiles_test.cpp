@@ -137,11 +137,13 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
 
 TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
   // Strided convolutions in the wide form (stride phases): ResNet's 7x7/2
-  // stem and 3x3/2 and 1x1/2 downsampling at small sizes, odd and
+  // stem, MobileNet's 3-channel 3x3/2 stem (27 products per output), 3x3/2
+  // and 1x1/2 downsampling at small sizes, odd and
   // asymmetric sizes, unequal strides, stride with dilation (all phases
   // stored), a stride larger than the kernel (1x1/2: one phase; 2x2/3: taps
   // read 2 of 3 phases).
   std::vector<ConvCase> cases{{3, 22, 21, 8, 7, 7, {3, 3, 3, 3}, {1, 1}, {2, 2}},
+                              {3, 15, 17, 8, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}},
                               {8, 11, 9, 10, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}},
                               {40, 9, 13, 7, 1, 1, {0, 0, 0, 0}, {1, 1}, {2, 2}},
                               {6, 12, 13, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 2}},
@@ -278,5 +280,41 @@ TEST(DefaultScheduleTiles, WideConvolutionWithSymbolicBatch) {
     }
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << batch;
     EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want)) << batch;
+  }
+}
+
+TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
+  // Depthwise convolutions (one input channel per group): stride 1 with
+  // odd widths and asymmetric padding, stride 2 (stride phases), unequal
+  // strides, stride with dilation (all phases), a channel multiplier of 2.
+  std::vector<ConvCase> cases{{6, 9, 13, 6, 3, 3, {1, 1, 1, 1}, {1, 1}, {1, 1}, 6},
+                              {5, 11, 7, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 1}, 5},
+                              {4, 13, 15, 4, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}, 4},
+                              {3, 12, 11, 3, 3, 3, {0, 1, 1, 0}, {1, 1}, {1, 2}, 3},
+                              {4, 15, 13, 4, 3, 3, {2, 2, 2, 2}, {2, 2}, {2, 2}, 4},
+                              {3, 10, 9, 6, 5, 5, {2, 2, 2, 2}, {1, 1}, {2, 2}, 3}};
+  uint32_t seed = 300;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    std::string what = std::to_string(k.c) + "x" + std::to_string(k.h) + "x" + std::to_string(k.w) +
+                       " k" + std::to_string(k.kh) + " s" + std::to_string(k.stride[0]) +
+                       std::to_string(k.stride[1]) + " o" + std::to_string(k.o);
+    bool strided = k.stride[0] * k.stride[1] > 1;
+    EXPECT_EQ(hasBlock(f, "pad_phase"), strided) << what;
+    EXPECT_FALSE(hasBlock(f, "conv_wide")) << what;
+    auto g = transform::defaultSchedule(f, 2, 16);
+    // ... x (vectorized) | ry rx (unrolled): the taps summed per vector.
+    auto loops = loopsOf(g, "conv");
+    ASSERT_GE(loops.size(), 3u) << what;
+    size_t n = loops.size();
+    EXPECT_EQ(loops[n - 1]->forKind, ForKind::Unrolled) << what;
+    EXPECT_EQ(loops[n - 2]->forKind, ForKind::Unrolled) << what;
+    EXPECT_EQ(loops[n - 3]->forKind, ForKind::Vectorized) << what;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, 1, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << what;
+    EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want)) << "scheduled " << what;
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
   }
 }
