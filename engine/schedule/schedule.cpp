@@ -105,7 +105,13 @@ Stmt replaceStmt(const Stmt& root, const StmtNode* target, const Stmt& repl) {
       for (auto& c : op->seq) {
         Stmt n = mutate(c);
         changed = changed || !sameNode(n, c);
-        if (n)
+        if (!n)
+          continue;
+        // A sequence replacing one element is spliced in: the text format
+        // has no nested sequences, so a nested one would not round-trip.
+        if (auto* inner = as<SeqStmt>(n); inner && !sameNode(n, c))
+          seq.insert(seq.end(), inner->seq.begin(), inner->seq.end());
+        else
           seq.push_back(n);
       }
       if (!changed)
