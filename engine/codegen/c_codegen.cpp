@@ -431,16 +431,10 @@ private:
   int64_t checkCallingConv(const PrimCall* op) {
     if (!packed_)
       fail("intrinsic '" + op->op + "' in a function without calling_conv = \"packed\"");
-    size_t n = op->args.size();
-    int64_t i = as<IntImm>(op->args[n - 2])->value, k = as<IntImm>(op->args[n - 1])->value;
-    if (i < 0 || i >= static_cast<int64_t>(f_->params.size()) || !f_->params[i].buffer)
-      fail("intrinsic '" + op->op + "' names parameter " + std::to_string(i) +
-           ", which is not a buffer parameter");
-    if (k < 0 || k >= f_->params[i].buffer->ndim())
-      fail("intrinsic '" + op->op + "' names dimension " + std::to_string(k) + " of parameter '" +
-           f_->params[i].buffer->name + "' of rank " +
-           std::to_string(f_->params[i].buffer->ndim()));
-    return shapeOffsets_[i] + k;
+    auto named = packedArgDim(*f_, *op);
+    if (!named.error.empty())
+      fail(named.error);
+    return shapeOffsets_[named.param] + named.dim;
   }
 
   std::string intrinsic(const PrimCall* op) {

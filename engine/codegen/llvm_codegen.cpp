@@ -361,17 +361,12 @@ private:
   llvm::Value* emitCallingConv(const PrimCall* op) {
     if (!packed_)
       fail("intrinsic '" + op->op + "' in a function without calling_conv = \"packed\"");
+    auto named = packedArgDim(*f_, *op);
+    if (!named.error.empty())
+      fail(named.error);
     if (scope_.fn != entry_)
       fail("intrinsic '" + op->op + "' outside the prologue of the packed function");
-    size_t n = op->args.size();
-    int64_t i = as<IntImm>(op->args[n - 2])->value, k = as<IntImm>(op->args[n - 1])->value;
-    if (i < 0 || i >= static_cast<int64_t>(f_->params.size()) || !f_->params[i].buffer)
-      fail("intrinsic '" + op->op + "' names parameter " + std::to_string(i) +
-           ", which is not a buffer parameter");
-    if (k < 0 || k >= f_->params[i].buffer->ndim())
-      fail("intrinsic '" + op->op + "' names dimension " + std::to_string(k) + " of parameter '" +
-           f_->params[i].buffer->name + "' of rank " +
-           std::to_string(f_->params[i].buffer->ndim()));
+    const int64_t i = named.param, k = named.dim;
     if (op->op == kArgDimIntrinsic) {
       llvm::Value* dim =
           b_.CreateLoad(i64_, b_.CreateConstGEP1_64(i64_, shapes_, shapeOffsets_[i] + k));

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "engine/ir/tir.h"
+
 namespace unity::ir {
 
 static constexpr std::array kIntrinsics = {
@@ -45,6 +47,33 @@ const IntrinsicInfo* findIntrinsic(std::string_view name) {
     if (name == i.name)
       return &i;
   return nullptr;
+}
+
+PackedArgDim packedArgDim(const PrimFunc& f, const PrimCall& call) {
+  PackedArgDim r;
+  const std::string what = "intrinsic '" + call.op + "'";
+  size_t n = call.args.size();
+  auto* i = n >= 2 ? as<IntImm>(call.args[n - 2]) : nullptr;
+  auto* k = n >= 2 ? as<IntImm>(call.args[n - 1]) : nullptr;
+  if (!i || !k) {
+    r.error = what + " needs a constant parameter index and dimension";
+    return r;
+  }
+  if (i->value < 0 || i->value >= static_cast<int64_t>(f.params.size()) ||
+      !f.params[i->value].buffer) {
+    r.error =
+        what + " names parameter " + std::to_string(i->value) + ", which is not a buffer parameter";
+    return r;
+  }
+  const BufferRef& buf = f.params[i->value].buffer;
+  if (k->value < 0 || k->value >= buf->ndim()) {
+    r.error = what + " names dimension " + std::to_string(k->value) + " of parameter '" +
+              buf->name + "' of rank " + std::to_string(buf->ndim());
+    return r;
+  }
+  r.param = i->value;
+  r.dim = k->value;
+  return r;
 }
 
 } // namespace unity::ir

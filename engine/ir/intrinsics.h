@@ -11,6 +11,8 @@
 //                              argument and dimension the check is about.
 //    Both take int64 constants for i and k and may appear only in the
 //    prologue (top-level lets and evaluations before the body).
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace unity::ir {
@@ -26,5 +28,17 @@ inline constexpr const char* kAssertDimIntrinsic = "assert_dim";
 
 /// Null when `name` is not an intrinsic.
 const IntrinsicInfo* findIntrinsic(std::string_view name);
+
+class PrimFunc;
+class PrimCall;
+/// What an arg_dim / assert_dim call in f names: parameter `param` and its
+/// dimension `dim`. `error` is non-empty, and says why, when the indices are
+/// not constants or name no dimension of a buffer parameter of f. The LLVM
+/// and C code generators and the interpreter share this check.
+struct PackedArgDim {
+  int64_t param = -1, dim = -1;
+  std::string error;
+};
+PackedArgDim packedArgDim(const PrimFunc& f, const PrimCall& call);
 
 } // namespace unity::ir

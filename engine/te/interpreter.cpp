@@ -303,11 +303,15 @@ public:
 
   /// arg_dim(i, k) and assert_dim(c, i, k) of a packed function (MakePackedAPI).
   Value evalCallingConv(const PrimCall* c) {
-    size_t n = c->args.size();
-    int64_t i = as<IntImm>(c->args[n - 2])->value, k = as<IntImm>(c->args[n - 1])->value;
-    if (!func_ || i < 0 || i >= static_cast<int64_t>(argsByParam_.size()) || !argsByParam_[i])
+    if (!func_)
+      fail("intrinsic '" + c->op + "' outside a function call");
+    auto named = packedArgDim(*func_, *c);
+    if (!named.error.empty())
+      fail(named.error);
+    const int64_t i = named.param, k = named.dim;
+    if (i >= static_cast<int64_t>(argsByParam_.size()) || !argsByParam_[i])
       fail("intrinsic '" + c->op + "' names parameter " + std::to_string(i) +
-           ", which is not a buffer parameter");
+           ", which was given no tensor");
     const unity::Tensor* t = argsByParam_[i];
     if (k < 0 || k >= t->ndim())
       fail("intrinsic '" + c->op + "' names dimension " + std::to_string(k) + " of parameter " +
