@@ -857,8 +857,23 @@ private:
     return mod_.getOrInsertFunction("unity_parallel_for",
                                     llvm::FunctionType::get(i32_, {ptr_, ptr_, i64_}, false));
   }
+  /// unity_alloc is malloc-like: its result is `noalias` (a fresh object no
+  /// other pointer reaches), 64-byte aligned, and it does not touch memory
+  /// the kernel can see. Without the attribute LLVM must assume a heap
+  /// temporary may overlap every other buffer: the loop vectorizer adds
+  /// runtime overlap checks and LICM cannot keep an accumulator tile in
+  /// registers across a reduction that reads the temporary.
   llvm::FunctionCallee runtimeAlloc() {
-    return mod_.getOrInsertFunction("unity_alloc", llvm::FunctionType::get(ptr_, {i64_}, false));
+    llvm::AttributeList attrs;
+    attrs = attrs.addRetAttribute(ctx_, llvm::Attribute::NoAlias);
+    attrs = attrs.addRetAttribute(ctx_, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+    attrs = attrs.addFnAttribute(ctx_, llvm::Attribute::NoUnwind);
+    attrs =
+        attrs.addFnAttribute(ctx_, llvm::Attribute::getWithAllocSizeArgs(ctx_, 0, std::nullopt));
+    attrs = attrs.addFnAttribute(ctx_, llvm::Attribute::getWithMemoryEffects(
+                                           ctx_, llvm::MemoryEffects::inaccessibleMemOnly()));
+    return mod_.getOrInsertFunction("unity_alloc", llvm::FunctionType::get(ptr_, {i64_}, false),
+                                    attrs);
   }
   llvm::FunctionCallee runtimeFree() {
     return mod_.getOrInsertFunction("unity_free",

@@ -298,6 +298,37 @@ TEST(Codegen, LocalAllocateOnStackAndHeap) {
   EXPECT_NE(ir.find("@unity_alloc"), std::string::npos);
 }
 
+TEST(Codegen, HeapTemporaryDoesNotAliasOtherBuffers) {
+  // S[j] += T[j] over a heap temporary T (symbolic size) and a stack
+  // temporary S that escapes into a parallel loop's closure. unity_alloc
+  // returns a fresh object, so LLVM vectorizes the loop without a runtime
+  // overlap check between T and S (and can keep an accumulator tile in
+  // registers across a reduction that reads such a temporary).
+  auto n = primVar("n");
+  auto In = makeBuffer("In", DataType::Float32(), {n}),
+       Out = makeBuffer("Out", DataType::Float32(), {intImm(64)});
+  auto T = makeBuffer("T", DataType::Float32(), {n}, "local");
+  auto S = makeBuffer("S", DataType::Float32(), {intImm(64)}, "local");
+  auto i = primVar("i"), j = primVar("j"), k = primVar("k"), p = primVar("p");
+  Stmt fillT = loop(i, n, store(T, load(In, {i}) * floatImm(2.0), {i}));
+  Stmt fillS = loop(k, intImm(64), store(S, floatImm(1.0), {k}), ForKind::Parallel);
+  Stmt acc = loop(j, intImm(64), store(S, load(S, {j}) + load(T, {j}), {j}), ForKind::Vectorized);
+  Stmt copy = loop(p, intImm(64), store(Out, load(S, {p}), {p}), ForKind::Parallel);
+  auto m = compileForHost(
+      {{"acc",
+        primFunc({bufParam(In), bufParam(Out)},
+                 make<Allocate>(T, make<Allocate>(S, seqStmt({fillT, fillS, acc, copy}))))}});
+  Tensor in = filled(DataType::Float32(), {70}, [](int64_t q) { return double(q); });
+  Tensor out(DataType::Float32(), {64});
+  callKernel(*m, "acc", {&in, &out});
+  for (int64_t q = 0; q < 64; ++q)
+    ASSERT_EQ(out.getDouble(q), 1.0 + 2.0 * double(q)) << q;
+  std::string ir = m->llvmIR();
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << "the loop was not vectorized";
+  EXPECT_EQ(ir.find("vector.memcheck"), std::string::npos)
+      << "the vectorizer needed a runtime overlap check between T and S";
+}
+
 TEST(Codegen, ScalarParamsLetIfAndUnrolledLoops) {
   // Y[i] = (i < limit) ? X[i] * s : -1 with s a float scalar param, via let.
   auto limit = primVar("limit");
