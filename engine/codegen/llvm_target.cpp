@@ -25,6 +25,7 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 
 #include "engine/support/error.h"
 
@@ -144,9 +145,22 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel) {
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                    ? pb.buildO0DefaultPipeline(level)
-                                    : pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm;
+  if (level == llvm::OptimizationLevel::O0) {
+    mpm = pb.buildO0DefaultPipeline(level);
+  } else {
+    // Inline the always-inline `.compute` / `.parN.body` functions first, on
+    // the IR as generated, where every access is one getelementptr off its
+    // buffer parameter. The inliner turns the parameters' `noalias` into
+    // scoped alias metadata only for accesses whose underlying object it can
+    // find, and that search gives up after six getelementptrs; inside the
+    // default pipeline the callee is inlined after InstCombine has split
+    // each flattened index into a chain of them, so the loads of a padded
+    // image lost their scope and every reduction that read one needed
+    // runtime overlap checks and kept its accumulators in memory.
+    mpm.addPass(llvm::AlwaysInlinerPass());
+    mpm.addPass(pb.buildPerModuleDefaultPipeline(level));
+  }
   mpm.run(m, mam);
 }
 
