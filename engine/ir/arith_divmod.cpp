@@ -8,11 +8,17 @@
 // and when r's bound lies within one period [k*c, (k+1)*c) the remaining
 // division is the constant k (the modulo is r - k*c). This gives
 // floordiv(i*8 + j, 8) = i and floormod(i*8 + j, 8) = j for j in [0, 8).
+// A common factor g of c and some coefficients, with the other terms in
+// [0, g), divides out: floordiv(x*g + j, g*d) = floordiv(x, d) and
+// floormod(x*g + j, g*d) = floormod(x, d)*g + j for j in [0, g).
 // Nested divisions combine: floordiv(floordiv(x, a), b) = floordiv(x, a*b),
 // floormod(floormod(x, a), b) = floormod(x, b) when b divides a. A symbolic
 // divisor is handled only when the dividend provably lies in [0, divisor).
 #include "engine/ir/arith_internal.h"
+
 #include "engine/support/error.h"
+#include <algorithm>
+#include <numeric>
 
 namespace unity::arith::detail {
 
@@ -35,6 +41,35 @@ std::optional<int64_t> singlePeriod(ConstIntBound b, int64_t c) {
 const BinaryExpr* asOp(const PrimExpr& e, NodeKind k) {
   auto* b = as<BinaryExpr>(e);
   return b && b->op() == k ? b : nullptr;
+}
+
+/// r split as g * big + small by a factor g > 1 of c: big holds the terms
+/// whose coefficients g divides (divided by g), small the others and the
+/// constant. The candidates g are gcd(c, coefficient) of r's terms, largest
+/// first; `fits(small, g)` accepts a split.
+template <class Fits>
+std::optional<std::tuple<int64_t, LinearForm, LinearForm>> commonFactor(const LinearForm& r,
+                                                                        int64_t c, Fits fits) {
+  std::vector<int64_t> gs;
+  for (auto& term : r.terms) {
+    int64_t g = std::gcd(c, term.coef < 0 ? -term.coef : term.coef);
+    if (g > 1 && std::find(gs.begin(), gs.end(), g) == gs.end())
+      gs.push_back(g);
+  }
+  std::sort(gs.rbegin(), gs.rend());
+  for (int64_t g : gs) {
+    LinearForm big, small;
+    small.constant = r.constant;
+    for (auto& term : r.terms) {
+      if (term.coef % g == 0)
+        big.terms.push_back({term.atom, term.coef / g});
+      else
+        small.terms.push_back(term);
+    }
+    if (fits(small, g))
+      return std::tuple{g, std::move(big), std::move(small)};
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -117,9 +152,21 @@ PrimExpr Rewriter::floorDivConst(const PrimExpr& a, const PrimExpr& b, int64_t c
   }
   if (!normalize(r))
     return keep();
+  auto inPeriod = [&](const LinearForm& small, int64_t g) {
+    return singlePeriod(remainderBound(small, t), g) == 0;
+  };
   if (auto k = singlePeriod(remainderBound(r, t), c)) {
     if (__builtin_add_overflow(q.constant, *k, &q.constant))
       return keep();
+  } else if (auto split = commonFactor(r, c, inPeriod)) {
+    // r = g * big + small with 0 <= small < g and g | c:
+    // floordiv(r, c) = floordiv(big, c / g) (floordiv(x*113 + j, 228*113)
+    // = floordiv(x, 228) for j in [0, 113): the phase of a flattened row).
+    auto& [g, big, small] = *split;
+    PrimExpr rest = fromLinear(big, t);
+    if (!rest)
+      return keep();
+    q.terms.push_back({floorDivConst(rest, intImm(c / g, t), c / g, nullptr), 1});
   } else {
     if (q.terms.empty() && q.constant == 0)
       return keep(); // r is a itself
@@ -161,6 +208,22 @@ PrimExpr Rewriter::floorModConst(const PrimExpr& a, const PrimExpr& b, int64_t c
       return keep();
     PrimExpr out = fromLinear(r, t);
     return out ? out : keep();
+  }
+  // r = g * big + small with 0 <= small < g and g | c:
+  // floormod(r, c) = floormod(big, c / g) * g + small.
+  auto inPeriod = [&](const LinearForm& small, int64_t g) {
+    return singlePeriod(remainderBound(small, t), g) == 0;
+  };
+  if (auto split = commonFactor(r, c, inPeriod)) {
+    auto& [g, big, small] = *split;
+    PrimExpr bigE = fromLinear(big, t);
+    if (bigE) {
+      LinearForm out = small;
+      out.terms.push_back({floorModConst(bigE, intImm(c / g, t), c / g, nullptr), g});
+      if (normalize(out))
+        if (PrimExpr e = fromLinear(out, t))
+          return e;
+    }
   }
   if (r.terms.size() == la.terms.size() && r.constant == la.constant)
     return keep();

@@ -128,20 +128,26 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
   int64_t Wq = (Wp + sw - 1) / sw;
   int64_t P = (OH - 1) * Wq + OW;
   P = P > 2048 ? (P + 191) / 192 * 192 : (P + 31) / 32 * 32;
-  int64_t Q = P + (dh * (KH - 1) / sh) * Wq + dw * (KW - 1) / sw;
+  // Each phase holds whole rows (Q a multiple of Wq): flat index i = R * Wq
+  // + j with R = phase * Hr + row, so the copy's loop splits by Wq into a
+  // row loop and a column loop where the column j enters the read only as
+  // an affine term (contiguous loads with stride 1) and the divisions stay
+  // on the row loop (DefaultSchedule's scheduleSpatial).
+  int64_t Hr = (P + (dh * (KH - 1) / sh) * Wq + dw * (KW - 1) / sw + Wq - 1) / Wq;
+  int64_t Q = Hr * Wq;
   PrimExpr hE = data.shape()[2], wE = data.shape()[3];
   Tensor flat = compute(
       {data.shape()[0], data.shape()[1], i64(PH * PW * Q)},
       [&](const std::vector<PrimExpr>& i) {
-        PrimExpr q = i[2], a = i64(0), b = i64(0);
+        PrimExpr r = floordiv(i[2], i64(Wq)), a = i64(0), b = i64(0);
         if (PH * PW > 1) {
-          q = floormod(i[2], i64(Q));
-          PrimExpr ph = floordiv(i[2], i64(Q));
+          PrimExpr ph = floordiv(r, i64(Hr));
+          r = floormod(r, i64(Hr));
           a = PW > 1 ? floordiv(ph, i64(PW)) : ph;
           b = PW > 1 ? floormod(ph, i64(PW)) : i64(0);
         }
-        PrimExpr h = simp(a + floordiv(q, i64(Wq)) * sh - pad[0]);
-        PrimExpr w = simp(b + floormod(q, i64(Wq)) * sw - pad[1]);
+        PrimExpr h = simp(a + r * sh - pad[0]);
+        PrimExpr w = simp(b + floormod(i[2], i64(Wq)) * sw - pad[1]);
         PrimExpr ok =
             logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)), logicalAnd(ge(w, i64(0)), lt(w, wE)));
         return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),

@@ -116,6 +116,15 @@ TEST_F(ArithSimplify, DivisionAndModulo) {
       {"floordiv(i+1,i+1)", floordiv(i + 1, i + 1), c(1)},
       {"floordiv(j+8,8) folds the period", floordiv(j + 8, c(8)), c(1)},
       {"floordiv unchanged", floordiv(x, c(3)), floordiv(x, c(3))},
+      // A factor shared by the divisor and a coefficient divides out when
+      // the other terms stay in [0, factor): the row of a flattened image.
+      {"floordiv(x*8+j,32)", floordiv(x * 8 + j, c(32)), floordiv(x, c(4))},
+      {"floormod(x*8+j,32)", floormod(x * 8 + j, c(32)), j + floormod(x, c(4)) * 8},
+      // g = 2 divides out (1 < 2); then i in [0, 16) is not below 8.
+      {"floordiv(x*16+i*2+1,64)", floordiv(x * 16 + i * 2 + 1, c(64)), floordiv(i + x * 8, c(32))},
+      {"floordiv(x*8+j+1,32) unchanged", floordiv(x * 8 + j + 1, c(32)),
+       floordiv(j + x * 8 + 1, c(32))},
+      {"floormod(x*8+y,32) unchanged", floormod(x * 8 + y, c(32)), floormod(x * 8 + y, c(32))},
   });
 }
 

@@ -225,6 +225,24 @@ TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
   EXPECT_FALSE(hasBlock(convFunc({16, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}}), "conv_wide"));
 }
 
+TEST(DefaultScheduleTiles, PaddedImageCopyRunsAlongRows) {
+  // The wide form's pad_flat copy stores whole rows of Wq columns per phase;
+  // the schedule splits its flat loop into rows so the vectorized loop is
+  // one row (contiguous columns, no division per lane). 14x14 pad 1: Wq =
+  // 16; 15x15 pad 1 stride 2: Wq = ceil(17 / 2) = 9; 1x1 over 12x12: 12.
+  std::vector<std::pair<ConvCase, int64_t>> cases{
+      {{4, 14, 14, 16, 3, 3, {1, 1, 1, 1}, {1, 1}}, 16},
+      {{3, 15, 15, 8, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}}, 9},
+      {{32, 12, 12, 8, 1, 1, {0, 0, 0, 0}, {1, 1}}, 12}};
+  for (auto& [k, wq] : cases) {
+    auto g = transform::defaultSchedule(convFunc(k), 1, 16);
+    auto loops = loopsOf(g, "pad_flat");
+    ASSERT_FALSE(loops.empty());
+    EXPECT_EQ(loops.back()->forKind, ForKind::Vectorized) << k.h << " s" << k.stride[0];
+    EXPECT_EQ(asConstInt(loops.back()->extent).value_or(-1), wq) << k.h << " s" << k.stride[0];
+  }
+}
+
 TEST(DefaultScheduleTiles, SmallConvolutionKeepsTheDirectForm) {
   // 2 channels x 3x3 = 18 products per output: the wide form's extra stages
   // would not pay.
