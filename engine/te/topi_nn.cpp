@@ -21,7 +21,10 @@
 // vectors whatever the image width (14, 28, 56 in ResNet) or stride, which
 // the default schedule's register tile needs. A 1x1 kernel keeps a single
 // reduce loop (a matmul over channels). Same values, same output as the
-// direct form. Depthwise convolutions (one input channel per group, 9
+// direct form. A 1x1 stride-1 unpadded kernel over an image of 3 or 4
+// whole vectors' multiple (MobileNet's 112x112 and 56x56 pointwise layers)
+// reads the input itself at p = y * W + x, without the copy. Depthwise
+// convolutions (one input channel per group, 9
 // products per output) do not take it — the flattening copy would cost more
 // than the taps; with constant shapes they have no channel reduction, and
 // with a stride their padded image is stored split into stride phases so
@@ -127,7 +130,14 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
   int64_t PH = dh == 1 ? std::min(KH, sh) : sh, PW = dw == 1 ? std::min(KW, sw) : sw;
   int64_t Wq = (Wp + sw - 1) / sw;
   int64_t P = (OH - 1) * Wq + OW;
-  P = P > 2048 ? (P + 191) / 192 * 192 : (P + 31) / 32 * 32;
+  // A 1x1 stride-1 unpadded kernel whose image splits into register tiles
+  // of 3 or 4 whole vectors (112x112, 56x56 in MobileNet) reads the image
+  // itself: its flat position is already y * W + x, so the copy into
+  // pad_flat (a read and a write of the whole input) is left out.
+  bool direct = KH == 1 && KW == 1 && sh == 1 && sw == 1 && pad[0] == 0 && pad[1] == 0 &&
+                pad[2] == 0 && pad[3] == 0 && (P % 64 == 0 || P % 48 == 0);
+  if (!direct)
+    P = P > 2048 ? (P + 191) / 192 * 192 : (P + 31) / 32 * 32;
   // Each phase holds whole rows (Q a multiple of Wq): flat index i = R * Wq
   // + j with R = phase * Hr + row, so the copy's loop splits by Wq into a
   // row loop and a column loop where the column j enters the read only as
@@ -136,24 +146,26 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
   int64_t Hr = (P + (dh * (KH - 1) / sh) * Wq + dw * (KW - 1) / sw + Wq - 1) / Wq;
   int64_t Q = Hr * Wq;
   PrimExpr hE = data.shape()[2], wE = data.shape()[3];
-  Tensor flat = compute(
-      {data.shape()[0], data.shape()[1], i64(PH * PW * Q)},
-      [&](const std::vector<PrimExpr>& i) {
-        PrimExpr r = floordiv(i[2], i64(Wq)), a = i64(0), b = i64(0);
-        if (PH * PW > 1) {
-          PrimExpr ph = floordiv(r, i64(Hr));
-          r = floormod(r, i64(Hr));
-          a = PW > 1 ? floordiv(ph, i64(PW)) : ph;
-          b = PW > 1 ? floormod(ph, i64(PW)) : i64(0);
-        }
-        PrimExpr h = simp(a + r * sh - pad[0]);
-        PrimExpr w = simp(b + floormod(i[2], i64(Wq)) * sw - pad[1]);
-        PrimExpr ok =
-            logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)), logicalAnd(ge(w, i64(0)), lt(w, wE)));
-        return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
-                      cst(data.dtype(), 0.0));
-      },
-      "pad_flat");
+  std::optional<Tensor> flat;
+  if (!direct)
+    flat = compute(
+        {data.shape()[0], data.shape()[1], i64(PH * PW * Q)},
+        [&](const std::vector<PrimExpr>& i) {
+          PrimExpr r = floordiv(i[2], i64(Wq)), a = i64(0), b = i64(0);
+          if (PH * PW > 1) {
+            PrimExpr ph = floordiv(r, i64(Hr));
+            r = floormod(r, i64(Hr));
+            a = PW > 1 ? floordiv(ph, i64(PW)) : ph;
+            b = PW > 1 ? floormod(ph, i64(PW)) : i64(0);
+          }
+          PrimExpr h = simp(a + r * sh - pad[0]);
+          PrimExpr w = simp(b + floormod(i[2], i64(Wq)) * sw - pad[1]);
+          PrimExpr ok = logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)),
+                                   logicalAnd(ge(w, i64(0)), lt(w, wE)));
+          return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
+                        cst(data.dtype(), 0.0));
+        },
+        "pad_flat");
   const PrimExpr& Cg = weight.shape()[1];
   PrimExpr outPerGroup = simp(floordiv(weight.shape()[0], i64(groups)));
   ReduceAxis rc = reduceAxis(Cg, "rc");
@@ -175,8 +187,12 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
       [&](const std::vector<PrimExpr>& i) {
         PrimExpr channel =
             groups == 1 ? PrimExpr(rc.var) : floordiv(i[1], outPerGroup) * Cg + rc.var;
+        if (direct)
+          return te::sum(data({i[0], channel, floordiv(i[2], i64(W)), floormod(i[2], i64(W))}) *
+                             weight({i[1], rc.var, i64(0), i64(0)}),
+                         {rc});
         if (KH * KW == 1)
-          return te::sum(flat({i[0], channel, i[2]}) * weight({i[1], rc.var, i64(0), i64(0)}),
+          return te::sum((*flat)({i[0], channel, i[2]}) * weight({i[1], rc.var, i64(0), i64(0)}),
                          {rc});
         const PrimExpr &ky = axes[1].var, &kx = axes[2].var;
         auto [ay, oy] = split(ky, dh, sh);
@@ -184,7 +200,7 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
         PrimExpr q = i[2] + oy * Wq + ox;
         if (PH * PW > 1)
           q = q + (ay * PW + ax) * Q;
-        return te::sum(flat({i[0], channel, q}) * weight({i[1], rc.var, ky, kx}), axes);
+        return te::sum((*flat)({i[0], channel, q}) * weight({i[1], rc.var, ky, kx}), axes);
       },
       name + "_wide");
   return compute(

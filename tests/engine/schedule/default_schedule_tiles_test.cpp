@@ -225,15 +225,40 @@ TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
   EXPECT_FALSE(hasBlock(convFunc({16, 9, 11, 10, 1, 1, {0, 0, 0, 0}, {1, 1}}), "conv_wide"));
 }
 
+TEST(DefaultScheduleTiles, PointwiseConvolutionReadsTheImageWithoutACopy) {
+  // 1x1, stride 1, no padding, 8x8 = 64 positions (whole register tiles):
+  // the wide form reads the input at p = y * 8 + x, no pad_flat. 8x6 = 48
+  // too; 9x9 = 81 keeps the copy.
+  std::vector<ConvCase> cases{{24, 8, 8, 10, 1, 1, {0, 0, 0, 0}, {1, 1}},
+                              {32, 8, 6, 16, 1, 1, {0, 0, 0, 0}, {1, 1}}};
+  uint32_t seed = 400;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.h << "x" << k.w;
+    EXPECT_FALSE(hasBlock(f, "pad_flat")) << k.h << "x" << k.w;
+    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
+    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
+    auto want = convRef(x, w, k);
+    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+        << "scheduled " << k.h << "x" << k.w;
+    auto r = buildKernel(f, {}, 1);
+    EXPECT_TRUE(close(r.executable->runTensors({x, w}).at(0), want))
+        << "built " << k.h << "x" << k.w;
+    EXPECT_NE(r.compiled->llvmIR().find("x float>"), std::string::npos) << "not vectorized";
+  }
+  EXPECT_TRUE(hasBlock(convFunc({24, 9, 9, 10, 1, 1, {0, 0, 0, 0}, {1, 1}}), "pad_flat"));
+}
+
 TEST(DefaultScheduleTiles, PaddedImageCopyRunsAlongRows) {
   // The wide form's pad_flat copy stores whole rows of Wq columns per phase;
   // the schedule splits its flat loop into rows so the vectorized loop is
   // one row (contiguous columns, no division per lane). 14x14 pad 1: Wq =
-  // 16; 15x15 pad 1 stride 2: Wq = ceil(17 / 2) = 9; 1x1 over 12x12: 12.
+  // 16; 15x15 pad 1 stride 2: Wq = ceil(17 / 2) = 9; 1x1 over 12x11: 11
+  // (132 positions: not whole tiles, so it keeps the copy).
   std::vector<std::pair<ConvCase, int64_t>> cases{
       {{4, 14, 14, 16, 3, 3, {1, 1, 1, 1}, {1, 1}}, 16},
       {{3, 15, 15, 8, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}}, 9},
-      {{32, 12, 12, 8, 1, 1, {0, 0, 0, 0}, {1, 1}}, 12}};
+      {{32, 12, 11, 8, 1, 1, {0, 0, 0, 0}, {1, 1}}, 11}};
   for (auto& [k, wq] : cases) {
     auto g = transform::defaultSchedule(convFunc(k), 1, 16);
     auto loops = loopsOf(g, "pad_flat");
