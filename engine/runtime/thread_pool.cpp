@@ -1,6 +1,7 @@
 #include "engine/runtime/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "engine/runtime/c_runtime_api.h"
@@ -30,6 +31,20 @@ int32_t runSerial(int64_t extent, const ThreadPool::ChunkFn& fn) {
 
 bool insideParallelRegion() { return tInsideParallel; }
 
+template <class Done> bool ThreadPool::spinUntil(Done done) {
+  using Clock = std::chrono::steady_clock;
+  auto until = Clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (int i = 0;; ++i) {
+    if (done())
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if ((i & 63) == 63 && Clock::now() > until)
+      return false;
+  }
+}
+
 ThreadPool::ThreadPool(int numThreads) {
   for (int i = 1; i < std::max(1, numThreads); ++i)
     workers_.emplace_back([this, i] { workerLoop(i); });
@@ -38,7 +53,7 @@ ThreadPool::ThreadPool(int numThreads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_)
@@ -48,11 +63,15 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::workerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
+    spinUntil([&] {
+      return stop_.load(std::memory_order_relaxed) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    });
     std::unique_lock lock(mutex_);
-    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_)
+    wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+    if (stop_.load())
       return;
-    seen = generation_;
+    seen = generation_.load();
     if (index >= chunks_)
       continue; // not needed for this (short) loop
     const ChunkFn* job = job_;
@@ -66,7 +85,7 @@ void ThreadPool::workerLoop(int index) {
     lock.lock();
     if (rc != 0 && firstError_ == 0)
       firstError_ = rc;
-    if (--pending_ == 0)
+    if (pending_.fetch_sub(1) == 1)
       done_.notify_one();
   }
 }
@@ -88,9 +107,9 @@ int32_t ThreadPool::parallelFor(int64_t extent, const ChunkFn& fn) {
     job_ = &fn;
     extent_ = extent;
     chunks_ = chunks;
-    pending_ = chunks - 1;
+    pending_.store(chunks - 1);
     firstError_ = 0;
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   auto [begin, end] = chunkRange(extent, chunks, 0);
@@ -99,8 +118,9 @@ int32_t ThreadPool::parallelFor(int64_t extent, const ChunkFn& fn) {
     ParallelScope scope;
     rc = fn(begin, end);
   }
+  spinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; });
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return pending_ == 0; });
+  done_.wait(lock, [&] { return pending_.load() == 0; });
   job_ = nullptr;
   return rc != 0 ? rc : firstError_;
 }

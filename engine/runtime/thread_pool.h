@@ -9,9 +9,18 @@
 // compiler have uniform iterations, and static chunks keep each thread on the
 // same rows every call (cache friendly, deterministic).
 //
+// Waiting spins before it sleeps: a worker that finished a chunk watches for
+// the next loop for up to kSpinMicros before it blocks on the condition
+// variable, and the caller watches for the last chunk the same way. A model
+// runs a few parallel loops per kernel, microseconds apart; waking a
+// sleeping thread through the kernel cost 20-60 us each on this VM, which
+// made MobileNetV2 (165 parallel loops) slower on 2 threads than on 1
+// (14.4 vs 11.0 ms). ONNX Runtime and OpenMP runtimes spin the same way.
+//
 // Nested parallel loops (a parallel body reaching another parallel loop) and
 // concurrent calls from several host threads run serially on the calling
 // thread rather than deadlocking or oversubscribing.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -47,19 +56,23 @@ public:
 
 private:
   void workerLoop(int index);
+  /// Spins up to kSpinMicros until done() holds; false when it did not.
+  template <class Done> static bool spinUntil(Done done);
+  static constexpr int kSpinMicros = 200;
 
   std::vector<std::thread> workers_;
   std::mutex runMutex_; // one parallel loop at a time
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  // The current job, guarded by mutex_.
+  // The current job, written under mutex_; generation_ and pending_ are also
+  // read without it by the spinning waits.
   const ChunkFn* job_ = nullptr;
   int64_t extent_ = 0;
   int chunks_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
   int32_t firstError_ = 0;
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};
 };
 
 /// True while the calling thread is executing a chunk of a parallel loop.
