@@ -268,6 +268,26 @@ TEST(DefaultScheduleTiles, PaddedImageCopyRunsAlongRows) {
   }
 }
 
+TEST(DefaultScheduleTiles, OneTileImageStaysParallelOverChannels) {
+  // 1x1, 320 -> 64 channels over 7x7: the 49 positions are one x tile. On
+  // one core the 320-long reduction is cut and its outer part moved out of
+  // the channel tiles (L2 reuse); with two cores that would leave the
+  // parallel loop one iteration long, so the channel tiles stay outermost
+  // and parallel.
+  ConvCase k{320, 7, 7, 64, 1, 1, {0, 0, 0, 0}, {1, 1}};
+  auto one = loopsOf(transform::defaultSchedule(convFunc(k), 1, 16), "conv_wide");
+  auto two = loopsOf(transform::defaultSchedule(convFunc(k), 2, 16), "conv_wide");
+  auto parallelIters = [](const std::vector<Ref<For>>& loops) {
+    int64_t n = 0;
+    for (auto& l : loops)
+      if (l->forKind == ForKind::Parallel)
+        n = std::max<int64_t>(n, asConstInt(l->extent).value_or(0));
+    return n;
+  };
+  EXPECT_GE(parallelIters(two), 2);
+  EXPECT_GT(one.size(), two.size()) << "the one-core schedule splits the reduction";
+}
+
 TEST(DefaultScheduleTiles, SmallConvolutionKeepsTheDirectForm) {
   // 2 channels x 3x3 = 18 products per output: the wide form's extra stages
   // would not pay.
