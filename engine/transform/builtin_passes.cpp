@@ -72,6 +72,9 @@ void registerBuiltinPasses() {
   registerTargetPasses();
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
+  registerPass({"PartitionLoops", PassLevel::Tensor,
+                "cut vectorized loops over padded reads into borders and a test-free interior",
+                [] { return tensorPass("PartitionLoops", 1, partitionLoops); }});
   registerPass({"StorageRewrite", PassLevel::Tensor,
                 "shrink kernel temporaries to the scope that uses them; share disjoint ones",
                 [] { return tensorPass("StorageRewrite", 1, storageRewrite); }});
@@ -93,13 +96,28 @@ void registerBuiltinPasses() {
                 "dimensions, assert every other dimension",
                 [] { return tensorPass("MakePackedAPI", 0, makePackedAPI); }});
 
-  registerPipeline(
-      {"default",
-       "the default lowering for the llvm target",
-       {"Normalize", "FoldConstant", "CanonicalizeBindings", "DeadCodeElimination", "LegalizeOps",
-        "AnnotateOpPattern", "FuseOps", "FuseTIR", "DeadCodeElimination", "DefaultSchedule",
-        "LowerBlocks", "Simplify", "StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
-        "UnrollLoops", "VectorizeLoops", "MakePackedAPI", "LowerToExecutor"}});
+  registerPipeline({"default",
+                    "the default lowering for the llvm target",
+                    {"Normalize",
+                     "FoldConstant",
+                     "CanonicalizeBindings",
+                     "DeadCodeElimination",
+                     "LegalizeOps",
+                     "AnnotateOpPattern",
+                     "FuseOps",
+                     "FuseTIR",
+                     "DeadCodeElimination",
+                     "DefaultSchedule",
+                     "LowerBlocks",
+                     "Simplify",
+                     "PartitionLoops",
+                     "StorageRewrite",
+                     "FlattenBuffers",
+                     "LowerIntrinsics",
+                     "UnrollLoops",
+                     "VectorizeLoops",
+                     "MakePackedAPI",
+                     "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

@@ -4,7 +4,7 @@
 // After these passes a PrimFunc contains only loops, lets, ifs, stores,
 // allocations and evaluations: the form engine/codegen consumes. The default
 // pipeline runs them as registered passes, so each step shows in the pass
-// record: LowerBlocks, Simplify, StorageRewrite, FlattenBuffers,
+// record: LowerBlocks, Simplify, PartitionLoops, StorageRewrite, FlattenBuffers,
 // LowerIntrinsics, UnrollLoops, VectorizeLoops, MakePackedAPI
 // (builtin_passes.cpp).
 //
@@ -37,6 +37,13 @@ ir::Stmt lowerBlocks(const ir::Stmt& s);
 /// shape variables of its buffer parameters known to be non-negative).
 /// Returns `f` itself when nothing simplifies.
 ir::PrimFuncRef simplifyIndexMath(const ir::PrimFuncRef& f);
+
+/// PartitionLoops (see partition_loops.cpp): a vectorized loop whose Select
+/// conditions bound its variable (a padded read) is cut into serial border
+/// loops and a vectorized interior where the test holds, then simplified
+/// (the interior's clamps and tests fold away). Returns `f` itself when no
+/// loop qualifies.
+ir::PrimFuncRef partitionLoops(const ir::PrimFuncRef& f);
 
 /// FlattenBuffers (see flatten_buffers.cpp): allocations of rank >= 2 become
 /// 1-D buffers of the product size; every access of a buffer of rank >= 2

@@ -294,6 +294,81 @@ def f(A: T.Buffer((4,), "float64"), B: T.Buffer((4,), "float64")):
   EXPECT_EQ(transform::lowerIntrinsics(f).get(), f.get());
 }
 
+// ------------------------------------------------------------ PartitionLoops
+
+namespace {
+/// Whether e uses v inside a min or max (a clamp) or a Select condition.
+bool clampsOrTests(const Stmt& s, const PrimVar* v) {
+  bool found = false;
+  walkStmt(s, [&](const Stmt& st) {
+    auto* store = as<BufferStore>(st);
+    if (!store)
+      return;
+    walkPrimExpr(store->value, [&](const PrimExpr& e) {
+      auto* b = as<BinaryExpr>(e);
+      PrimExpr inner = b && (b->op() == NodeKind::Min || b->op() == NodeKind::Max) ? e
+                       : isa<Select>(e) ? as<Select>(e)->cond
+                                        : PrimExpr();
+      if (inner)
+        walkPrimExpr(inner, [&](const PrimExpr& x) { found = found || x.get() == v; });
+    });
+  });
+  return found;
+}
+} // namespace
+
+TEST(PartitionLoops, PaddedCopySplitsIntoBordersAndATestFreeInterior) {
+  // pad 1 on both sides of 10 columns and 6 rows: the column loop's
+  // interior is [1, 11); its clamps and tests on j fold away there.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((6, 10), "float32"), B: T.Buffer((8, 12), "float32")):
+    for i in T.parallel(8):
+        for j in T.vectorized(12):
+            B[i, j] = T.Select(i - 1 >= 0 and i - 1 < 6 and (j - 1 >= 0 and j - 1 < 10), A[T.max(T.min(i - 1, 5), 0), T.max(T.min(j - 1, 9), 0)], T.float32(0.0))
+)");
+  auto g = transform::partitionLoops(f);
+  ASSERT_NE(g.get(), f.get());
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{6, 10}, {8, 12}});
+  const For* interior = nullptr;
+  for (const For* l : loops(g))
+    if (l->forKind == ForKind::Vectorized)
+      interior = l;
+  ASSERT_NE(interior, nullptr);
+  EXPECT_EQ(asConstInt(interior->min).value_or(-1), 1);
+  EXPECT_EQ(asConstInt(interior->extent).value_or(-1), 10);
+  EXPECT_FALSE(clampsOrTests(interior->body, interior->var.get()));
+  // The row test stays (it is the outer loop's), so does the result.
+  EXPECT_TRUE(clampsOrTests(f->body, loops(f).back()->var.get()));
+}
+
+TEST(PartitionLoops, LoopsItCannotReadOrThatNeedNoCutStayAsTheyAre) {
+  // A stride-2 column test (coefficient 2), a test through floormod, and a
+  // Select whose test does not bound the loop: nothing to cut.
+  for (const char* text : {R"(
+@T.prim_func
+def f(A: T.Buffer((20,), "float32"), B: T.Buffer((12,), "float32")):
+    for j in T.vectorized(12):
+        B[j] = T.Select(j * 2 - 1 >= 0 and j * 2 - 1 < 20, A[T.max(T.min(j * 2 - 1, 19), 0)], T.float32(0.0))
+)",
+                           R"(
+@T.prim_func
+def f(A: T.Buffer((12,), "float32"), B: T.Buffer((12,), "float32")):
+    for j in T.vectorized(12):
+        B[j] = T.Select(j % 3 < 2, A[j], T.float32(0.0))
+)",
+                           R"(
+@T.prim_func
+def f(A: T.Buffer((12,), "float32"), B: T.Buffer((12,), "float32")):
+    for j in T.vectorized(12):
+        B[j] = T.Select(A[j] > T.float32(0.0), A[j], T.float32(0.0))
+)"}) {
+    auto f = parseFunc(text);
+    EXPECT_EQ(transform::partitionLoops(f).get(), f.get()) << text;
+  }
+}
+
 // --------------------------------------------------------------- UnrollLoops
 
 TEST(UnrollLoops, SmallConstantLoopBecomesCopiesWithFreshInnerVariables) {
@@ -388,9 +463,9 @@ def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
 TEST(TirPasses, DefaultPipelineRecordsEachTensorPassBeforeLowerToExecutor) {
   auto* p = transform::findPipeline("default");
   ASSERT_NE(p, nullptr);
-  const std::vector<std::string> tail = {"StorageRewrite", "FlattenBuffers", "LowerIntrinsics",
-                                         "UnrollLoops",    "VectorizeLoops", "MakePackedAPI",
-                                         "LowerToExecutor"};
+  const std::vector<std::string> tail = {"PartitionLoops",  "StorageRewrite", "FlattenBuffers",
+                                         "LowerIntrinsics", "UnrollLoops",    "VectorizeLoops",
+                                         "MakePackedAPI",   "LowerToExecutor"};
   ASSERT_GE(p->passes.size(), tail.size());
   EXPECT_EQ(std::vector<std::string>(p->passes.end() - long(tail.size()), p->passes.end()), tail);
   for (auto& name : tail)
