@@ -53,6 +53,19 @@ unity::Tensor convRef(const unity::Tensor& x, const unity::Tensor& wt, const Con
   return out;
 }
 
+/// Random input and weights for k (seed advanced by two) and the direct
+/// convolution's output.
+struct ConvInputs {
+  unity::Tensor x, w, want;
+};
+ConvInputs convInputs(const ConvCase& k, uint32_t& seed) {
+  ConvInputs in;
+  in.x = randomTensor({1, k.c, k.h, k.w}, seed++);
+  in.w = randomTensor({k.o, k.c / k.groups, k.kh, k.kw}, seed++);
+  in.want = convRef(in.x, in.w, k);
+  return in;
+}
+
 PrimFuncRef convFunc(const ConvCase& k) {
   auto X =
       te::placeholder({intImm(1), intImm(k.c), intImm(k.h), intImm(k.w)}, DataType::Float32(), "X");
@@ -130,9 +143,7 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
   for (auto& k : cases) {
     auto f = convFunc(k);
     EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << k.c << "x" << k.h;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c / k.groups, k.kh, k.kw}, seed++);
-    auto want = convRef(x, w, k);
+    auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << k.c;
     EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
         << "scheduled, 16 lanes " << k.c;
@@ -163,9 +174,7 @@ TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
                        " k" + std::to_string(k.kh) + " s" + std::to_string(k.stride[0]) +
                        std::to_string(k.stride[1]);
     EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << what;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
-    auto want = convRef(x, w, k);
+    auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << what;
     EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
         << "scheduled, 16 lanes " << what;
@@ -194,9 +203,8 @@ TEST(DefaultScheduleTiles, ConvolutionKernelsNeedNoRuntimeOverlapChecks) {
     EXPECT_NE(ir.find("x float>"), std::string::npos) << what << ": not vectorized";
     // LoopVersioning's alias domain: present only when a loop was versioned.
     EXPECT_EQ(ir.find("LVerDomain"), std::string::npos) << what;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
-    EXPECT_TRUE(close(r.executable->runTensors({x, w}).at(0), convRef(x, w, k))) << what;
+    auto [x, w, want] = convInputs(k, seed);
+    EXPECT_TRUE(close(r.executable->runTensors({x, w}).at(0), want)) << what;
   }
 }
 
@@ -210,9 +218,7 @@ TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
   for (auto& k : cases) {
     auto f = convFunc(k);
     EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.c;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
-    auto want = convRef(x, w, k);
+    auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
         << k.c;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
@@ -236,9 +242,7 @@ TEST(DefaultScheduleTiles, PointwiseConvolutionReadsTheImageWithoutACopy) {
     auto f = convFunc(k);
     EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.h << "x" << k.w;
     EXPECT_FALSE(hasBlock(f, "pad_flat")) << k.h << "x" << k.w;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, k.c, k.kh, k.kw}, seed++);
-    auto want = convRef(x, w, k);
+    auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
         << "scheduled " << k.h << "x" << k.w;
     auto r = buildKernel(f, {}, 1);
@@ -407,9 +411,7 @@ TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
     EXPECT_EQ(loops[n - 1]->forKind, ForKind::Unrolled) << what;
     EXPECT_EQ(loops[n - 2]->forKind, ForKind::Unrolled) << what;
     EXPECT_EQ(loops[n - 3]->forKind, ForKind::Vectorized) << what;
-    auto x = randomTensor({1, k.c, k.h, k.w}, seed++);
-    auto w = randomTensor({k.o, 1, k.kh, k.kw}, seed++);
-    auto want = convRef(x, w, k);
+    auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << what;
     EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want)) << "scheduled " << what;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
