@@ -417,6 +417,38 @@ TEST(Codegen, HostModuleGivesAssemblyAndObject) {
             0);
 }
 
+TEST(Codegen, ManyKernelsCompileInGroupsAndLinkBackForAssembly) {
+  // Kernels are compiled in groups on several threads (one module each);
+  // every kernel runs, the IR names all of them, and assembly / object
+  // link the groups into one module with every kernel's symbol.
+  codegen::NamedPrimFuncs funcs;
+  for (int k = 0; k < 5; ++k)
+    funcs.push_back({"add" + std::to_string(k), elementwiseAdd()});
+  funcs.push_back({"rowsum", rowSumBlock()});
+  funcs.push_back({"mm", matmulParallelVectorized(32)});
+  auto m = compileForHost(funcs);
+  std::string ir = m->llvmIR(), asmText = m->assembly();
+  for (auto& [name, f] : funcs) {
+    EXPECT_NE(ir.find("@" + name + "("), std::string::npos) << name;
+    EXPECT_NE(asmText.find(name + ":"), std::string::npos) << name;
+  }
+  for (int k = 0; k < 5; ++k) {
+    Tensor a = filled(DataType::Float32(), {7}, [](int64_t i) { return double(i); });
+    Tensor b = filled(DataType::Float32(), {7}, [](int64_t i) { return 2.0 * double(i); });
+    Tensor c(DataType::Float32(), {7});
+    callKernel(*m, "add" + std::to_string(k), {&a, &b, &c});
+    for (int64_t i = 0; i < 7; ++i)
+      ASSERT_EQ(c.getDouble(i), 3.0 * double(i)) << k;
+  }
+  std::vector<char> obj = m->object();
+  ASSERT_GE(obj.size(), 4u);
+  EXPECT_EQ(std::memcmp(obj.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
+}
+
 TEST(Codegen, CrossEmissionForCortexM7AndAArch64) {
   NamedPrimFuncs funcs{{"vadd", elementwiseAdd()}, {"mm", matmulParallelVectorized(8)}};
   codegen::CodegenOptions m7;
