@@ -419,8 +419,8 @@ TEST(Codegen, HostModuleGivesAssemblyAndObject) {
 
 TEST(Codegen, ManyKernelsCompileInGroupsAndLinkBackForAssembly) {
   // Kernels are compiled in groups on several threads (one module each);
-  // every kernel runs, the IR names all of them, and assembly / object
-  // link the groups into one module with every kernel's symbol.
+  // every kernel runs, and the IR, assembly and object are one module again
+  // with every kernel's symbol.
   codegen::NamedPrimFuncs funcs;
   for (int k = 0; k < 5; ++k)
     funcs.push_back({"add" + std::to_string(k), elementwiseAdd()});
@@ -428,6 +428,11 @@ TEST(Codegen, ManyKernelsCompileInGroupsAndLinkBackForAssembly) {
   funcs.push_back({"mm", matmulParallelVectorized(32)});
   auto m = compileForHost(funcs);
   std::string ir = m->llvmIR(), asmText = m->assembly();
+  size_t triples = 0;
+  for (size_t at = ir.find("target triple"); at != std::string::npos;
+       at = ir.find("target triple", at + 1))
+    ++triples;
+  EXPECT_EQ(triples, 1u) << "the IR is not one module";
   for (auto& [name, f] : funcs) {
     EXPECT_NE(ir.find("@" + name + "("), std::string::npos) << name;
     EXPECT_NE(asmText.find(name + ":"), std::string::npos) << name;
