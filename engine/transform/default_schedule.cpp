@@ -31,7 +31,9 @@
 //      kx) stay nested — fused, each step would recompute the taps with a
 //      division and a modulo. A single reduction longer than 128 is split
 //      and its outer part moved out of u_o, so the Kt x V slice of the
-//      reused input stays in L2 across all u_o tiles. The U x V accumulator
+//      reused input stays in L2 across all u_o tiles (with several cores,
+//      only when the loops outside u_o give every core work; otherwise u_o
+//      stays outside and parallel). The U x V accumulator
 //      tile has addresses invariant in the reduce loops: LLVM keeps it in
 //      registers (LICM scalar promotion) across all of them, and the inner
 //      body is U * V / lanes fused multiply-adds per V / lanes vector loads
