@@ -39,6 +39,7 @@
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
 #include "engine/text/parser.h"
+#include "engine/transform/call_tir.h"
 #include "naive_kernels.h"
 
 using namespace unity;
@@ -88,28 +89,6 @@ unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
   return t;
 }
 
-/// main(inputs...) = call_tir(kernel, inputs) around one te-made PrimFunc.
-IRModule wrapInMain(const PrimFuncRef& f) {
-  std::vector<Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
-    auto& b = f->params[i].buffer;
-    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
-    params.push_back(v);
-    args.push_back(v);
-  }
-  auto& out = f->params.back().buffer;
-  Var gv = makeVar("gv", nullptr);
-  auto call = make<Call>(
-      opRef("call_tir"),
-      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
-      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
-  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
-  BaseFunc main = make<Function>(
-      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
-  return makeModule({{"main", main}, {"kernel", f}});
-}
-
 std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, bool schedule,
                                                bool fullPipeline) {
   BuildOptions opts;
@@ -129,8 +108,12 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
 double maxRelDiff(const unity::Tensor& a, const float* b) {
   double worst = 0;
   const float* p = a.dataAs<float>();
-  for (int64_t i = 0; i < a.numel(); ++i)
-    worst = std::max(worst, std::fabs(double(p[i]) - b[i]) / (1.0 + std::fabs(double(b[i]))));
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double d = std::fabs(double(p[i]) - b[i]) / (1.0 + std::fabs(double(b[i])));
+    if (std::isnan(d))
+      return d; // a NaN on either side must not read as "no error"
+    worst = std::max(worst, d);
+  }
   return worst;
 }
 
@@ -148,7 +131,8 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
   auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
   auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
   auto C = te::topi::matmul(A, B, "C");
-  auto exe = buildOurs(wrapInMain(te::createPrimFunc({A, B, C})), threads, true, false);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(te::createPrimFunc({A, B, C})), threads,
+                       true, false);
   auto a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n), ref(m * n);
   setThreads(threads);
@@ -238,7 +222,8 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   p.strides = {s.stride, s.stride};
   p.groups = s.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
-  auto exe = buildOurs(wrapInMain(te::createPrimFunc({X, W, Y})), threads, true, false);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(te::createPrimFunc({X, W, Y})), threads,
+                       true, false);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);

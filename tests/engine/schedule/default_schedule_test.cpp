@@ -10,6 +10,7 @@
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
 #include "engine/text/parser.h"
+#include "engine/transform/call_tir.h"
 #include "engine/transform/default_schedule.h"
 #include "engine/transform/registry.h"
 #include "tests/engine/schedule/schedule_test_util.h"
@@ -20,29 +21,6 @@ using namespace unity::schedule::testing;
 
 namespace {
 
-/// main(inputs...) = call_tir(kernel, inputs, out sinfo) around one PrimFunc
-/// whose last parameter is the (float32, constant-shape) output.
-IRModule wrapInMain(const PrimFuncRef& f) {
-  std::vector<Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
-    auto& b = f->params[i].buffer;
-    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
-    params.push_back(v);
-    args.push_back(v);
-  }
-  auto& out = f->params.back().buffer;
-  Var gv = makeVar("gv", nullptr);
-  auto call = make<Call>(
-      opRef("call_tir"),
-      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
-      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
-  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
-  BaseFunc main = make<Function>(
-      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
-  return makeModule({{"main", main}, {"kernel", f}});
-}
-
 unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>& inputs,
                           bool schedule) {
   BuildOptions opts;
@@ -50,7 +28,7 @@ unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>
   if (schedule)
     opts.passes.insert(opts.passes.begin() + 1, "DefaultSchedule");
   opts.config.set("tir.num_cores", int64_t(2));
-  auto r = build(wrapInMain(f), opts);
+  auto r = build(transform::moduleCallingPrimFunc(f), opts);
   auto outs = r.executable->runTensors(inputs);
   return outs.at(0);
 }

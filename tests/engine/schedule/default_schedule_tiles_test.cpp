@@ -9,6 +9,7 @@
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
 #include "engine/te/topi.h"
+#include "engine/transform/call_tir.h"
 #include "engine/transform/default_schedule.h"
 #include "tests/engine/schedule/schedule_test_util.h"
 
@@ -83,27 +84,10 @@ PrimFuncRef convFunc(const ConvCase& k) {
 /// The function as the kernel of a one-call module, built with `passes`
 /// (empty: the default pipeline).
 BuildResult buildKernel(const PrimFuncRef& f, std::vector<std::string> passes, int64_t cores = 2) {
-  std::vector<Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
-    auto& b = f->params[i].buffer;
-    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
-    params.push_back(v);
-    args.push_back(v);
-  }
-  auto& out = f->params.back().buffer;
-  Var gv = makeVar("gv", nullptr);
-  auto call = make<Call>(
-      opRef("call_tir"),
-      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
-      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
-  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
-  BaseFunc main = make<Function>(
-      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
   BuildOptions opts;
   opts.passes = std::move(passes);
   opts.config.set("tir.num_cores", cores);
-  return build(makeModule({{"main", main}, {"kernel", f}}), opts);
+  return build(transform::moduleCallingPrimFunc(f), opts);
 }
 
 /// The function, scheduled, through the executor.

@@ -10,6 +10,7 @@
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
 #include "engine/te/topi.h"
+#include "engine/transform/call_tir.h"
 #include "engine/transform/default_schedule.h"
 #include "tests/engine/schedule/schedule_test_util.h"
 
@@ -54,27 +55,10 @@ unity::Tensor scoresRef(const unity::Tensor& q, const unity::Tensor& k) {
 /// The function built for the executor (Normalize .. LowerToExecutor with
 /// the default schedule); the graph's shapes share f's shape variable.
 std::shared_ptr<runtime::Executable> buildExe(const PrimFuncRef& f) {
-  std::vector<Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i + 1 < f->params.size(); ++i) {
-    auto& b = f->params[i].buffer;
-    Var v = makeVar(b->name, tensorSInfo(b->dtype, b->shape));
-    params.push_back(v);
-    args.push_back(v);
-  }
-  auto& out = f->params.back().buffer;
-  Var gv = makeVar("gv", nullptr);
-  auto call = make<Call>(
-      opRef("call_tir"),
-      std::vector<Expr>{Expr(make<GlobalVar>("kernel")), Expr(make<Tuple>(std::move(args)))},
-      Attrs{}, std::vector<StructInfo>{tensorSInfo(out->dtype, out->shape)});
-  auto blk = make<BindingBlock>(std::vector<Binding>{make<VarBinding>(gv, call)}, false);
-  BaseFunc main = make<Function>(
-      params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{blk}, Expr(gv))), nullptr);
   BuildOptions opts;
   opts.passes = {"Normalize", "DefaultSchedule", "LowerBlocks", "Simplify", "LowerToExecutor"};
   opts.config.set("tir.num_cores", int64_t(2));
-  return build(makeModule({{"main", main}, {"kernel", f}}), opts).executable;
+  return build(transform::moduleCallingPrimFunc(f), opts).executable;
 }
 
 bool hasPredicate(const PrimFuncRef& f) {
