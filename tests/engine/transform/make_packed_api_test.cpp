@@ -24,11 +24,14 @@
 #include "engine/text/printer.h"
 #include "engine/transform/tir_lower.h"
 #include "tests/engine/te/te_test_util.h"
+#include "tests/engine/transform/tir_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::expectWellFormedAndRoundTrips;
+using unity::transform::testing::parseFunc;
 
 namespace {
 
@@ -41,24 +44,6 @@ def f(A: T.Buffer((n, 4), "float32"), B: T.Buffer((n, 4), "float32")):
         for j in T.serial(4):
             B[i, j] = A[i, j] + T.float32(1.0)
 )";
-
-PrimFuncRef parseFunc(const std::string& text) {
-  IRModule m = text::parseModule(text, "make_packed_api_test");
-  auto f = cast<PrimFunc>(m->lookup("f"));
-  EXPECT_TRUE(f);
-  return f;
-}
-
-void expectWellFormedAndRoundTrips(const PrimFuncRef& f) {
-  IRModule m = makeModule({{"f", f}});
-  for (auto& i : checkWellFormed(m))
-    ADD_FAILURE() << issueStr(i);
-  std::string text = text::printModule(m);
-  IRModule back = text::parseModule(text, "roundtrip");
-  EXPECT_TRUE(structuralEqual(back->lookup("f"), f)) << text;
-  // And the parsed copy prints the same text.
-  EXPECT_EQ(text::printModule(back), text);
-}
 
 /// (param, dim) of every call to `op` in f's body.
 std::set<std::pair<int64_t, int64_t>> callSites(const PrimFuncRef& f, const std::string& op) {

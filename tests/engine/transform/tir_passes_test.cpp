@@ -24,30 +24,16 @@
 #include "engine/transform/registry.h"
 #include "engine/transform/tir_lower.h"
 #include "tests/engine/te/te_test_util.h"
+#include "tests/engine/transform/tir_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::expectWellFormedAndRoundTrips;
+using unity::transform::testing::parseFunc;
 
 namespace {
-
-PrimFuncRef parseFunc(const std::string& text) {
-  IRModule m = text::parseModule(text, "tir_passes_test");
-  auto f = cast<PrimFunc>(m->lookup("f"));
-  EXPECT_TRUE(f);
-  return f;
-}
-
-/// Well formed, and print -> parse gives a structurally equal function.
-void expectWellFormedAndRoundTrips(const PrimFuncRef& f) {
-  IRModule m = makeModule({{"f", f}});
-  for (auto& i : checkWellFormed(m))
-    ADD_FAILURE() << issueStr(i);
-  std::string text = text::printModule(m);
-  IRModule back = text::parseModule(text, "roundtrip");
-  EXPECT_TRUE(structuralEqual(back->lookup("f"), f)) << text;
-}
 
 /// Runs both functions on the same random inputs; the last buffer is the output.
 void expectSameResults(const PrimFuncRef& a, const PrimFuncRef& b,
