@@ -137,12 +137,7 @@ private:
 PrimFuncRef flattenBuffers(const PrimFuncRef& f) {
   if (!f)
     throw Error("FlattenBuffers: null function");
-  arith::Analyzer analyzer;
-  for (auto& p : f->params)
-    if (p.buffer)
-      for (auto& d : p.buffer->shape)
-        if (auto v = cast<PrimVar>(d))
-          analyzer.markNonNegative(v);
+  arith::Analyzer analyzer = shapeAnalyzer(*f);
   Flattener flattener(analyzer);
   Stmt body = flattener.mutate(f->body);
   if (!flattener.changed)

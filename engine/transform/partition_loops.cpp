@@ -232,7 +232,7 @@ private:
 PrimFuncRef partitionLoops(const PrimFuncRef& f) {
   if (!f)
     throw Error("PartitionLoops: null function");
-  arith::Analyzer an;
+  arith::Analyzer an = shapeAnalyzer(*f);
   Partitioner p(an);
   PrimFuncRef g = mutatePrimFunc(p, f);
   if (!p.changed)

@@ -83,15 +83,20 @@ PrimFuncRef lowerBlocks(const PrimFuncRef& f) {
   return mutatePrimFunc(lowerer, f);
 }
 
-PrimFuncRef simplifyIndexMath(const PrimFuncRef& f) {
-  if (!f)
-    throw Error("simplifyIndexMath: null function");
+arith::Analyzer shapeAnalyzer(const PrimFunc& f) {
   arith::Analyzer analyzer;
-  for (auto& p : f->params)
+  for (auto& p : f.params)
     if (p.buffer)
       for (auto& d : p.buffer->shape)
         if (auto v = cast<PrimVar>(d))
           analyzer.markNonNegative(v);
+  return analyzer;
+}
+
+PrimFuncRef simplifyIndexMath(const PrimFuncRef& f) {
+  if (!f)
+    throw Error("simplifyIndexMath: null function");
+  arith::Analyzer analyzer = shapeAnalyzer(*f);
   Stmt body = arith::simplify(f->body, analyzer);
   if (sameNode(body, f->body))
     return f;

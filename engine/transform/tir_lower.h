@@ -14,6 +14,7 @@
 // computes the row-major offset itself with the same Horner rule.
 #include <cstdint>
 
+#include "engine/ir/arith.h"
 #include "engine/ir/tir.h"
 
 namespace unity::transform {
@@ -32,6 +33,10 @@ inline constexpr const char* kBuffersFlatAttr = "buffers_flat";
 /// Returns `f` itself when it contains no block.
 ir::PrimFuncRef lowerBlocks(const ir::PrimFuncRef& f);
 ir::Stmt lowerBlocks(const ir::Stmt& s);
+
+/// An analyzer that knows the shape variables of f's buffer parameters are
+/// non-negative (Simplify, FlattenBuffers and PartitionLoops start from it).
+arith::Analyzer shapeAnalyzer(const ir::PrimFunc& f);
 
 /// Simplifies the index math of f (arith::simplify over the body, with the
 /// shape variables of its buffer parameters known to be non-negative).
