@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/build.h"
+#include "engine/frontend/load_model.h"
 #include "engine/support/error.h"
 #include "engine/target/target.h"
 #include "engine/transform/partition.h"
@@ -59,7 +60,7 @@ Session::~Session() = default;
 
 bool Session::open(const QString& path, QString* error) {
   try {
-    unity::ir::IRModule m = unity::viz::loadModelFile(path.toStdString());
+    unity::ir::IRModule m = unity::frontend::loadModel(path.toStdString());
     setModule(m, path);
     Q_EMIT info(tr("Opened %1").arg(path));
     return true;

@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "app/cli/load_module.h"
 #include "app/cli/target_options.h"
 #include "engine/build.h"
+#include "engine/frontend/load_model.h"
 #include "engine/frontend/tensor_proto.h"
 #include "engine/support/error.h"
 #include "engine/support/npy.h"
@@ -71,7 +71,7 @@ std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) 
   std::vector<Assignment> assignments;
   if (!a.assign.empty())
     assignments = readAssignFile(a.assign); // file errors before the model loads
-  unity::ir::IRModule m = loadModule(a.file);
+  unity::ir::IRModule m = unity::frontend::loadModel(a.file);
   if (!a.assign.empty())
     m = applyAssignments(m, o.target, assignments, a.assign);
   return {m, o};

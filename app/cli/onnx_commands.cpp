@@ -31,7 +31,7 @@
 #include <thread>
 
 #include "app/cli/commands.h"
-#include "engine/frontend/onnx_conformance.h"
+#include "engine/conformance/onnx_conformance.h"
 #include "engine/frontend/onnx_importer.h"
 #include "engine/frontend/tensor_proto.h"
 #include "engine/support/error.h"
@@ -41,7 +41,7 @@ namespace lowerscope::cli {
 
 namespace fs = std::filesystem;
 using unity::Error;
-using unity::frontend::CaseStatus;
+using unity::conformance::CaseStatus;
 
 namespace {
 
@@ -469,8 +469,8 @@ void addOnnxCommands(CLI::App& app, CommandList& out) {
   c->add_option("DIR", ca->dir)->required();
   c->add_option("--target", ca->target);
   out.push_back({c, [ca] {
-                   auto r = unity::frontend::runConformanceCase(ca->dir, ca->target);
-                   nlohmann::json j{{"status", unity::frontend::caseStatusName(r.status)},
+                   auto r = unity::conformance::runConformanceCase(ca->dir, ca->target);
+                   nlohmann::json j{{"status", unity::conformance::caseStatusName(r.status)},
                                     {"detail", r.detail}};
                    std::fflush(stderr);
                    fmt::print("\n@@RESULT {}\n", j.dump());

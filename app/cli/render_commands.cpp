@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "app/cli/commands.h"
-#include "app/cli/load_module.h"
 #include "engine/build.h"
+#include "engine/frontend/load_model.h"
 #include "engine/support/error.h"
 #include "engine/transform/normalize.h"
 #include "engine/viz/graph_layout.h"
@@ -30,7 +30,7 @@ struct RenderArgs {
 
 int runRender(const RenderArgs& a) {
   using unity::Error;
-  unity::ir::IRModule m = loadModule(a.file);
+  unity::ir::IRModule m = unity::frontend::loadModel(a.file);
   std::string where = a.file;
   if (!a.pass.empty()) {
     unity::BuildOptions o;

@@ -41,10 +41,6 @@ std::vector<TargetKindInfo>& kindList() {
                  {{"num-cores", AttrType::Int, 1, 1024}},
                  "claims nn.conv2d (+bias, +relu) and runs oneDNN's convolution primitive",
                  &dnnlKindHooks()});
-    v.push_back({"example_relu",
-                 {},
-                 "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel",
-                 &exampleReluKindHooks()});
     return v;
   }();
   return k;

@@ -52,6 +52,5 @@ const TargetKindHooks& llvmKindHooks();
 const TargetKindHooks& cKindHooks();
 const TargetKindHooks& openblasKindHooks();
 const TargetKindHooks& dnnlKindHooks();
-const TargetKindHooks& exampleReluKindHooks();
 
 } // namespace unity::target

@@ -1,12 +1,9 @@
-// Pass-history addressing and model loading for the workbench (history.h).
+// Pass-history addressing for the workbench and `render --pass` (history.h).
 #include "engine/viz/history.h"
 
 #include <charconv>
-#include <filesystem>
 
-#include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
-#include "engine/text/parser.h"
 
 namespace unity::viz {
 
@@ -56,15 +53,6 @@ ir::IRModule moduleBeforeStep(const ir::IRModule& input,
   if (step == 0)
     return input;
   return records[step - 1].before ? records[step - 1].before : input;
-}
-
-ir::IRModule loadModelFile(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (!fs::exists(path))
-    throw Error(path + ": no such file");
-  if (fs::path(path).extension() == ".onnx")
-    return frontend::importOnnx(path);
-  return text::parseFile(path);
 }
 
 } // namespace unity::viz

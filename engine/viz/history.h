@@ -24,8 +24,4 @@ ir::IRModule moduleAtStep(const ir::IRModule& input,
 ir::IRModule moduleBeforeStep(const ir::IRModule& input,
                               const std::vector<transform::PassRecord>& records, int step);
 
-/// Loads a model by extension: ".onnx" through the ONNX importer, anything
-/// else as .uir text. Throws unity::Error naming the file.
-ir::IRModule loadModelFile(const std::string& path);
-
 } // namespace unity::viz

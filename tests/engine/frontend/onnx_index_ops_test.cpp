@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/build.h"
-#include "engine/frontend/onnx_conformance.h"
+#include "engine/conformance/onnx_conformance.h"
 #include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
 #include "tests/engine/frontend/onnx_test_util.h"
@@ -72,9 +72,9 @@ TEST(OnnxIndexOps, BackendSuiteNodeCasesPass) {
       ADD_FAILURE() << "missing case " << dir;
       continue;
     }
-    frontend::CaseResult r = frontend::runConformanceCase(dir);
-    EXPECT_EQ(r.status, frontend::CaseStatus::Pass)
-        << name << ": " << frontend::caseStatusName(r.status) << ": " << r.detail;
+    conformance::CaseResult r = conformance::runConformanceCase(dir);
+    EXPECT_EQ(r.status, conformance::CaseStatus::Pass)
+        << name << ": " << conformance::caseStatusName(r.status) << ": " << r.detail;
   }
 }
 

@@ -5,13 +5,13 @@
 #include <utility>
 
 #include "engine/build.h"
+#include "engine/frontend/load_model.h"
 #include "engine/support/error.h"
-#include "engine/text/parser.h"
 
 namespace unity::viz::testing {
 
 inline ir::IRModule example(const std::string& name) {
-  return text::parseFile(std::string(LOWERSCOPE_SOURCE_DIR) + "/resources/examples/" + name);
+  return frontend::loadModel(std::string(LOWERSCOPE_SOURCE_DIR) + "/resources/examples/" + name);
 }
 
 /// (before, after) of the first run of `pass` when building `file` with the

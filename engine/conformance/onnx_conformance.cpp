@@ -5,7 +5,7 @@
 // is "unsupported" -- a known gap, not a bug. Any other failure while
 // importing, building or running is "error". A run whose outputs differ
 // beyond the tolerances is "fail", with the largest absolute error.
-#include "engine/frontend/onnx_conformance.h"
+#include "engine/conformance/onnx_conformance.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,9 +21,14 @@
 #include "engine/transform/legalize.h"
 #include "engine/transform/normalize.h"
 
-namespace unity::frontend {
+namespace unity::conformance {
 
 namespace fs = std::filesystem;
+using frontend::importOnnx;
+using frontend::ImportOptions;
+using frontend::readTensorProto;
+using frontend::UnsupportedModelError;
+using frontend::UnsupportedNode;
 
 const char* caseStatusName(CaseStatus s) {
   switch (s) {
@@ -329,4 +334,4 @@ CaseResult runConformanceCase(const std::string& dir, const std::string& target,
   }
 }
 
-} // namespace unity::frontend
+} // namespace unity::conformance

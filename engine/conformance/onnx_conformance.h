@@ -7,7 +7,7 @@
 
 #include "engine/support/tensor.h"
 
-namespace unity::frontend {
+namespace unity::conformance {
 
 enum class CaseStatus { Pass, Fail, Unsupported, Error, Crash, Timeout };
 const char* caseStatusName(CaseStatus s);
@@ -32,4 +32,4 @@ std::string compareTensors(const Tensor& got, const Tensor& want, const Toleranc
 CaseResult runConformanceCase(const std::string& dir, const std::string& target = "llvm",
                               const Tolerance& tol = {});
 
-} // namespace unity::frontend
+} // namespace unity::conformance

@@ -2,10 +2,15 @@
 // claims nn.relu on static-shape float32 tensors and runs it with the
 // hand-written kernel below (a library kernel like openblas's). It reuses the
 // library-kind machinery: a LibraryPattern (claims + graph_to_tir) and
-// LibraryModule (tir_to_runtime).
+// LibraryModule (tir_to_runtime). It is not part of the engine: the tests
+// compile it and plug it in with registerExampleReluKind(), the way code
+// outside the engine adds a kind.
+#include "docs/examples/example_kind.h"
+
 #include <algorithm>
 
 #include "engine/runtime/library_kernels.h"
+#include "engine/target/target.h"
 #include "engine/target/target_hooks.h"
 #include "engine/transform/byoc_library.h"
 
@@ -64,6 +69,13 @@ const TargetKindHooks& exampleReluKindHooks() {
                                    return transform::libraryRuntime(funcs, t);
                                  }};
   return h;
+}
+
+void registerExampleReluKind() {
+  registerTargetKind({"example_relu",
+                      {},
+                      "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel",
+                      &exampleReluKindHooks()});
 }
 
 } // namespace unity::target
