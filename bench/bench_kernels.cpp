@@ -319,9 +319,8 @@ int main(int argc, char** argv) {
     for (int t : threads) {
       FmaPeak p = measureFp32FmaPeak(t);
       gPeak[t] = p.gflops;
-      std::printf("# peak: %.1f GFLOP/s fp32 with %d thread%s (%.1f per thread), measured: FMA "
-                  "loop, %s\n",
-                  p.gflops, t, t == 1 ? "" : "s", p.gflops / t, p.isa.c_str());
+      std::printf("# peak: %.1f GFLOP/s fp32 with %d thread%s, measured (FMA loop, %s)\n", p.gflops,
+                  t, t == 1 ? "" : "s", p.isa.c_str());
     }
     std::printf("# OpenBLAS kernels: %s (set OPENBLAS_CORETYPE when it misdetects the CPU)\n\n",
                 openblas_get_corename());
