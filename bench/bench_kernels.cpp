@@ -13,9 +13,12 @@
 // -num-cores and the schedule's core count; OpenBLAS:
 // openblas_set_num_threads; oneDNN (OpenMP runtime): omp_set_num_threads).
 // The naive loops are single-threaded C++ built with -O3 -march=native.
-// A time is the best of several runs after one warm-up run (1 thread: CPU
-// time of the calling thread; 2 threads: wall time); GFLOP/s counts
-// 2 flops per multiply-add.
+// A time is the best of several runs after one warm-up run (unity::measure;
+// 1 thread: CPU time of the calling thread; 2 threads: wall time); GFLOP/s
+// counts 2 flops per multiply-add. "peak" is the fp32 FMA peak measured at
+// the start of the same run with as many threads (unity::measureFp32FmaPeak:
+// an FMA loop on the widest vectors the host has), and "ours/peak" our rate
+// against it.
 // Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples]
 //                      [--mattr -prefer-256-bit]   (extra LLVM target features)
 #include <cblas.h>
@@ -24,8 +27,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
@@ -35,7 +38,9 @@
 
 #include "engine/build.h"
 #include "engine/runtime/thread_pool.h"
+#include "engine/support/cpu_peak.h"
 #include "engine/support/error.h"
+#include "engine/support/measure.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
 #include "engine/text/parser.h"
@@ -49,7 +54,8 @@ namespace {
 
 extern "C" char* openblas_get_corename(void);
 
-constexpr double kPeakPerCore = 166.0; // GFLOP/s, docs: /work/shared/TOOLCHAIN.md
+/// Measured fp32 FMA peak in GFLOP/s by thread count (filled in main).
+std::map<int, double> gPeak;
 
 /// With one thread every peer runs on the calling thread, so its CPU time
 /// is the kernel's time even when other processes share the cores (the
@@ -58,25 +64,17 @@ bool gUseThreadCpuTime = false;
 std::string gTargetExtra;                 // --mattr: appended to the target string
 std::vector<std::string> gDisabledPasses; // --disable-passes: for before/after comparisons
 
-double now() {
-  timespec ts;
-  clock_gettime(gUseThreadCpuTime ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-/// Best time of fn in seconds: one warm-up, then runs until ~budget.
+/// Best time of fn in seconds: one warm-up, then at least 3 runs and more
+/// until ~budget seconds (at most 200).
 double bestTime(const std::function<void()>& fn, double budget) {
-  double t0 = now();
-  fn();
-  double first = now() - t0;
-  int reps = std::clamp(int(budget / std::max(first, 1e-6)), 3, 200);
-  double best = first;
-  for (int r = 0; r < reps; ++r) {
-    double s = now();
-    fn();
-    best = std::min(best, now() - s);
-  }
-  return best;
+  MeasureOptions o;
+  o.warmup = 1;
+  o.repeats = 3;
+  o.minSeconds = budget;
+  o.maxRepeats = 200;
+  o.cpuClock = CpuClock::Thread;
+  Measurement m = measure(fn, o);
+  return gUseThreadCpuTime ? m.cpuStats().min : m.wallStats().min;
 }
 
 unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
@@ -160,9 +158,10 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
   if (square)
     std::snprintf(naive, sizeof naive, "%8.1f", flops / tNaive * 1e-9);
-  std::printf("matmul %-5s   %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %.1e\n", name, threads,
-              flops / tOurs * 1e-9, flops / tBlas * 1e-9, naive, 100.0 * tBlas / tOurs,
-              kPeakPerCore * threads, err);
+  double peak = gPeak[threads];
+  std::printf("matmul %-5s   %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %5.1f%%    %.1e\n", name,
+              threads, flops / tOurs * 1e-9, flops / tBlas * 1e-9, naive, 100.0 * tBlas / tOurs,
+              peak, 100.0 * flops / tOurs * 1e-9 / peak, err);
 }
 
 // ------------------------------------------------------------------ conv2d
@@ -253,9 +252,10 @@ void benchConv(const ConvShape& s, int threads, double budget) {
     if (s.groups != 1)
       kind += s.groups == s.c ? " dw" : " g" + std::to_string(s.groups);
   }
-  std::printf("conv %-17s %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %.1e\n", (name + kind).c_str(),
-              threads, flops / tOurs * 1e-9, flops / tDnnl * 1e-9, naive, 100.0 * tDnnl / tOurs,
-              kPeakPerCore * threads, err);
+  double peak = gPeak[threads];
+  std::printf("conv %-17s %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %5.1f%%    %.1e\n",
+              (name + kind).c_str(), threads, flops / tOurs * 1e-9, flops / tDnnl * 1e-9, naive,
+              100.0 * tDnnl / tOurs, peak, 100.0 * flops / tOurs * 1e-9 / peak, err);
 }
 
 // ------------------------------------------------------------------ examples
@@ -313,14 +313,21 @@ int main(int argc, char** argv) {
   }
   double budget = quick ? 0.2 : 1.0;
   try {
-    std::printf("# peak: %.0f GFLOP/s per core (documented figure, /work/shared/TOOLCHAIN.md)\n",
-                kPeakPerCore);
+    // The peak first, on an otherwise idle process: per thread count, as the
+    // rows use it.
+    std::printf("# CPU: %s\n", cpuModelName().c_str());
+    for (int t : threads) {
+      FmaPeak p = measureFp32FmaPeak(t);
+      gPeak[t] = p.gflops;
+      std::printf("# peak: %.1f GFLOP/s fp32 with %d thread%s, measured (FMA loop, %s)\n", p.gflops,
+                  t, t == 1 ? "" : "s", p.isa.c_str());
+    }
     std::printf("# OpenBLAS kernels: %s (set OPENBLAS_CORETYPE when it misdetects the CPU)\n\n",
                 openblas_get_corename());
     auto want = [&](const char* part) { return only.empty() || only == part; };
     if (want("matmul"))
       std::printf("kernel           threads  ours GF/s  OpenBLAS  naive     ours/peer  peak    "
-                  "max rel err\n");
+                  "ours/peak  max rel err\n");
     for (int t : threads)
       for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 256},
                              {512, 512, 512},
@@ -332,7 +339,7 @@ int main(int argc, char** argv) {
           benchMatmul(m, k, n, t, budget);
     if (want("conv"))
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
-                  "max rel err\n");
+                  "ours/peak  max rel err\n");
     for (int t : threads)
       for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
                           // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2

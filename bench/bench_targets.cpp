@@ -12,11 +12,10 @@
 // a wider MLP written below (1024 -> 1024 -> 1024 -> 10, weights as inputs,
 // the batch a static dimension), both run at batch 64. A time is end-to-end latency of one
 // Executable::runTensors call: the best and the median of several runs after one warm-up run, wall
-// clock. Each row also gives the largest relative difference between the two
+// clock (unity::measure). Each row also gives the largest relative difference between the two
 // builds' outputs (they must agree).
 // Usage: bench_targets [--quick] [--threads 1,2] [--batch 64]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +27,7 @@
 
 #include "engine/build.h"
 #include "engine/support/error.h"
+#include "engine/support/measure.h"
 #include "engine/text/parser.h"
 
 using namespace unity;
@@ -95,16 +95,11 @@ struct Timing {
 };
 
 Timing timeRuns(runtime::Executable& ex, const std::vector<Tensor>& in, int reps) {
-  ex.runTensors(in); // warm-up
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    ex.runTensors(in);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return {ms.front(), ms[ms.size() / 2]};
+  MeasureOptions o;
+  o.warmup = 1;
+  o.repeats = reps;
+  SampleStats s = measure([&] { ex.runTensors(in); }, o).wallStats();
+  return {s.min * 1e3, s.median * 1e3};
 }
 
 double maxRelDiff(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {

@@ -24,9 +24,6 @@
 #include <QFileInfo>
 #include <QTimer>
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +32,7 @@
 #include <vector>
 
 #include "app/gui/main_window.h"
+#include "engine/support/measure.h"
 #include "engine/text/parser.h"
 #include "views/chunked_builder.h"
 #include "views/graph_view.h"
@@ -60,22 +58,6 @@ double rssMiB() {
   return -1;
 }
 
-/// CPU time (user + system) of the whole process so far, in ms: on a shared
-/// machine it tells work from waiting for a core.
-double cpuMs() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
-         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-}
-
-/// CPU time of the calling thread in ns.
-qint64 threadCpuNs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<qint64>(t.tv_sec) * 1000000000LL + t.tv_nsec;
-}
-
 /// The longest interval between two ticks of a 5 ms timer on the UI thread:
 /// how long the UI was unable to react. On a loaded machine that includes
 /// waiting for a core, so the UI thread's CPU time between two ticks is kept
@@ -87,34 +69,32 @@ public:
     timer_.setTimerType(Qt::PreciseTimer);
     timer_.setInterval(5);
     QObject::connect(&timer_, &QTimer::timeout, this, [this] {
-      const qint64 now = clock_.nsecsElapsed(), cpu = threadCpuNs();
-      maxGapNs_ = std::max(maxGapNs_, now - last_);
-      maxBusyNs_ = std::max(maxBusyNs_, cpu - lastCpu_);
+      const double now = unity::wallClockSeconds(), cpu = unity::threadCpuSeconds();
+      maxGap_ = std::max(maxGap_, now - last_);
+      maxBusy_ = std::max(maxBusy_, cpu - lastCpu_);
       last_ = now;
       lastCpu_ = cpu;
     });
   }
   void start() {
-    maxGapNs_ = maxBusyNs_ = 0;
-    clock_.start();
-    last_ = 0;
-    lastCpu_ = threadCpuNs();
+    maxGap_ = maxBusy_ = 0;
+    last_ = unity::wallClockSeconds();
+    lastCpu_ = unity::threadCpuSeconds();
     timer_.start();
   }
   /// Stops and returns the longest gap in ms (counting up to now).
   double stop() {
-    maxGapNs_ = std::max(maxGapNs_, clock_.nsecsElapsed() - last_);
-    maxBusyNs_ = std::max(maxBusyNs_, threadCpuNs() - lastCpu_);
+    maxGap_ = std::max(maxGap_, unity::wallClockSeconds() - last_);
+    maxBusy_ = std::max(maxBusy_, unity::threadCpuSeconds() - lastCpu_);
     timer_.stop();
-    return maxGapNs_ / 1e6;
+    return maxGap_ * 1e3;
   }
   /// The most UI-thread CPU time between two ticks, in ms (after stop()).
-  double maxBusyMs() const { return maxBusyNs_ / 1e6; }
+  double maxBusyMs() const { return maxBusy_ * 1e3; }
 
 private:
   QTimer timer_;
-  QElapsedTimer clock_;
-  qint64 last_ = 0, maxGapNs_ = 0, lastCpu_ = 0, maxBusyNs_ = 0;
+  double last_ = 0, maxGap_ = 0, lastCpu_ = 0, maxBusy_ = 0; // seconds
 };
 
 void settle(int ms) {
@@ -146,20 +126,19 @@ LayoutResult measureLayout(const QString& path) {
   settle(50);
   Heartbeat beat;
   beat.start();
-  QElapsedTimer total;
-  total.start();
-  const double cpu0 = cpuMs();
+  // CPU time of the whole process (the layout runs in a worker thread): on a
+  // shared machine it tells work from waiting for a core.
+  unity::Stopwatch total(unity::CpuClock::Process);
   session.setModule(module, path);
   if (!view.waitForLayout(120000) || !view.shown()) {
     std::fprintf(stderr, "bench_workbench: the layout of %s did not finish\n", qPrintable(path));
     std::exit(1);
   }
-  QElapsedTimer paint;
-  paint.start();
+  unity::Stopwatch paint;
   view.canvas()->viewport()->repaint();
-  r.paintMs = paint.nsecsElapsed() / 1e6;
-  r.totalMs = total.nsecsElapsed() / 1e6;
-  r.cpuMs = cpuMs() - cpu0;
+  r.paintMs = paint.wallMs();
+  r.totalMs = total.wallMs();
+  r.cpuMs = total.cpuMs();
   settle(30);
   r.maxGapMs = beat.stop();
   r.maxBusyMs = beat.maxBusyMs();
@@ -197,11 +176,6 @@ struct SwitchResult {
          textMaxMs = 0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 /// Builds `path` (passes only) and switches between the FuseOps step and the
 /// one before it, both in before/after mode, once each is laid out.
 SwitchResult measureSwitch(const QString& path, int repeat) {
@@ -235,32 +209,36 @@ SwitchResult measureSwitch(const QString& path, int repeat) {
   std::vector<double> viewMs, windowMs, textMs;
   for (int i = 0; i < repeat; ++i) {
     const int step = i % 2 ? a : b;
+    // Three timings interleaved per switch (not one unity::measure call
+    // each): the view and text timings need the step the window switch set.
     // The whole window: every view follows the session's step.
-    QElapsedTimer t;
-    t.start();
+    unity::Stopwatch t;
     s->setCurrentStep(step);
     view->waitForLayout(120000);
     window.repaint();
-    windowMs.push_back(t.nsecsElapsed() / 1e6);
+    windowMs.push_back(t.wallMs());
     // The graph view alone (the diff and the scene of both sides).
     t.restart();
     view->refresh();
     view->waitForLayout(120000);
     view->canvas()->viewport()->repaint();
-    viewMs.push_back(t.nsecsElapsed() / 1e6);
+    viewMs.push_back(t.wallMs());
     // The IR text view alone (both texts, diff marks).
     t.restart();
     window.irDiffView()->refresh();
     window.irDiffView()->repaint();
-    textMs.push_back(t.nsecsElapsed() / 1e6);
+    textMs.push_back(t.wallMs());
     settle(5);
   }
-  r.viewMedianMs = median(viewMs);
-  r.viewMaxMs = *std::max_element(viewMs.begin(), viewMs.end());
-  r.windowMedianMs = median(windowMs);
-  r.windowMaxMs = *std::max_element(windowMs.begin(), windowMs.end());
-  r.textMedianMs = median(textMs);
-  r.textMaxMs = *std::max_element(textMs.begin(), textMs.end());
+  const unity::SampleStats viewStats = unity::summarize(viewMs),
+                           windowStats = unity::summarize(windowMs),
+                           textStats = unity::summarize(textMs);
+  r.viewMedianMs = viewStats.median;
+  r.viewMaxMs = viewStats.max;
+  r.windowMedianMs = windowStats.median;
+  r.windowMaxMs = windowStats.max;
+  r.textMedianMs = textStats.median;
+  r.textMaxMs = textStats.max;
   return r;
 }
 

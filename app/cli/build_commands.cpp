@@ -6,7 +6,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -18,6 +17,7 @@
 #include "engine/frontend/load_model.h"
 #include "engine/frontend/tensor_proto.h"
 #include "engine/support/error.h"
+#include "engine/support/measure.h"
 #include "engine/support/npy.h"
 #include "engine/text/printer.h"
 
@@ -269,8 +269,9 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
   struct RunArgs : BuildArgs {
     std::vector<std::string> inputs;
     std::string outputDir;
-    int repeat = 10;
-    bool profile = false;
+    int repeat = 10, warmup = 1;
+    double minTime = 0;
+    bool profile = false, flushCache = false;
     int64_t dim = 4;
     unsigned seed = 0;
   };
@@ -281,6 +282,13 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
   r->add_option("--output-dir", run->outputDir, "Write outputs as output_K.npy");
   r->add_option("--repeat", run->repeat, "Timed runs (the median and minimum are printed)")
       ->check(CLI::Range(1, 1000000));
+  r->add_option("--warmup", run->warmup, "Untimed runs before the timed ones (default 1)")
+      ->check(CLI::Range(0, 1000000));
+  r->add_option("--min-time", run->minTime,
+                "Seconds: add timed runs until they take this long together")
+      ->check(CLI::Range(0.0, 86400.0));
+  r->add_flag("--flush-cache", run->flushCache,
+              "Evict the caches before every timed run (inputs start in memory)");
   r->add_flag("--profile", run->profile, "Print the per-kernel time table");
   r->add_option("--dim", run->dim, "Value of every symbolic dimension of random inputs")
       ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
@@ -327,18 +335,20 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
          }
          if (!given.empty())
            throw Error("no input named '" + given.begin()->first + "' in '" + ex.entry() + "'");
-         std::vector<unity::Tensor> outputs = ex.runTensors(inputs); // warm-up
-         std::vector<double> ms;
+         std::vector<unity::Tensor> outputs;
+         for (int i = 0; i < run->warmup; ++i)
+           outputs = ex.runTensors(inputs);
+         // Profiling counts the timed runs only.
          ex.setProfiling(run->profile);
          ex.resetProfile();
-         for (int i = 0; i < run->repeat; ++i) {
-           auto t0 = std::chrono::steady_clock::now();
-           outputs = ex.runTensors(inputs);
-           ms.push_back(
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count());
-         }
-         std::sort(ms.begin(), ms.end());
+         unity::MeasureOptions mo;
+         mo.warmup = 0; // done above, before profiling starts
+         mo.repeats = run->repeat;
+         mo.minSeconds = run->minTime;
+         mo.flushCache = run->flushCache;
+         mo.cpuClock = unity::CpuClock::Process; // kernels may run on the thread pool
+         unity::Measurement m = unity::measure([&] { outputs = ex.runTensors(inputs); }, mo);
+         unity::SampleStats wall = m.wallStats(), cpu = m.cpuStats();
          if (!run->outputDir.empty()) {
            fs::create_directories(run->outputDir);
            for (size_t k = 0; k < outputs.size(); ++k)
@@ -348,7 +358,10 @@ void addBuildCommands(CLI::App& app, CommandList& out) {
          for (size_t k = 0; k < outputs.size(); ++k)
            fmt::print("output {}: {} {}\n", k, outputs[k].dtype().str(),
                       unity::Tensor::shapeStr(outputs[k].shape()));
-         fmt::print("median {:.3f} ms, min {:.3f} ms\n", ms[ms.size() / 2], ms.front());
+         fmt::print("median {:.3f} ms, min {:.3f} ms, mean {:.3f} ms, stddev {:.3f} ms ({} runs "
+                    "after {} warm-up; process CPU time median {:.3f} ms)\n",
+                    wall.median * 1e3, wall.min * 1e3, wall.mean * 1e3, wall.stddev * 1e3,
+                    wall.count, run->warmup, cpu.median * 1e3);
          if (run->profile) {
            fmt::print("{:<40} {:>8} {:>12} {:>12}\n", "kernel", "calls", "total ms", "ms/call");
            for (auto& p : ex.profile())

@@ -2,27 +2,23 @@
 // the ONNX backend-test conformance harness.
 //
 // onnx-test finds every case folder (one holding model.onnx) under the given
-// folders and runs each in its own child process -- fork + exec of
-// /proc/self/exe with the hidden `onnx-test-case DIR` sub-command -- so a
+// folders and runs each in its own child process -- an exec of
+// /proc/self/exe with the hidden `onnx-test-case DIR` sub-command, through
+// the engine's isolated worker pool (engine/support/worker_pool.h) -- so a
 // crash or a hang in one case cannot stop the run. Up to --jobs children run
-// at once; the parent polls their output pipes, kills a child that passes
-// --timeout, and reads the child's verdict from a final "@@RESULT <json>"
-// line. A child that dies from a signal (or exits without a verdict) is a
-// crash. Results go to a JSON report and a one-line summary.
+// at once; a child that passes --timeout is killed, and the child's verdict
+// is its final "@@RESULT <json>" line on stdout. A child that dies from a
+// signal (or exits without a verdict) is a crash. Results go to a JSON report
+// and a one-line summary.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <string.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +31,8 @@
 #include "engine/frontend/onnx_importer.h"
 #include "engine/frontend/tensor_proto.h"
 #include "engine/support/error.h"
+#include "engine/support/measure.h"
+#include "engine/support/worker_pool.h"
 #include "engine/text/printer.h"
 
 namespace lowerscope::cli {
@@ -44,8 +42,6 @@ using unity::Error;
 using unity::conformance::CaseStatus;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Case {
   std::string name, dir;
@@ -74,40 +70,6 @@ std::vector<Case> findCases(const std::vector<std::string>& roots, const std::st
   return out;
 }
 
-struct Child {
-  pid_t pid = -1;
-  int fd = -1;
-  size_t index = 0;
-  Clock::time_point start;
-  std::string output;
-  bool timedOut = false;
-};
-
-Child spawnCase(const Case& c, size_t index, const std::string& target) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    throw Error(std::string("onnx-test: pipe failed: ") + std::strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0)
-    throw Error(std::string("onnx-test: fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    execl("/proc/self/exe", "lowerscope-cli", "onnx-test-case", c.dir.c_str(), "--target",
-          target.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  Child ch;
-  ch.pid = pid;
-  ch.fd = fds[0];
-  ch.index = index;
-  ch.start = Clock::now();
-  return ch;
-}
-
 std::string lastLine(const std::string& s) {
   auto end = s.find_last_not_of('\n');
   if (end == std::string::npos)
@@ -117,81 +79,56 @@ std::string lastLine(const std::string& s) {
                   end - (begin == std::string::npos ? 0 : begin + 1) + 1);
 }
 
-void finish(Child& ch, int wstatus, Case& c) {
-  c.ms = std::chrono::duration<double, std::milli>(Clock::now() - ch.start).count();
-  auto at = ch.output.rfind("@@RESULT ");
-  if (ch.timedOut) {
+/// The case's verdict from its child's result: the "@@RESULT <json>" line
+/// the child prints last on stdout, else why there is none.
+void finish(const unity::JobResult& r, Case& c) {
+  c.ms = r.seconds * 1e3;
+  auto at = r.payload.rfind("@@RESULT ");
+  // The child's last words: its stderr, or its stdout when it wrote nothing there.
+  std::string last = lastLine(r.stderrText.empty() ? r.payload : r.stderrText);
+  if (r.status == unity::JobStatus::TimedOut) {
     c.status = "timeout";
-    c.detail = fmt::format("killed after {:.1f} s", c.ms / 1000);
+    c.detail = fmt::format("killed after {:.1f} s", r.seconds);
   } else if (at != std::string::npos) {
     try {
-      auto j = nlohmann::json::parse(lastLine(ch.output.substr(at + 9)));
+      auto j = nlohmann::json::parse(lastLine(r.payload.substr(at + 9)));
       c.status = j.at("status").get<std::string>();
       c.detail = j.at("detail").get<std::string>();
     } catch (const std::exception& e) {
       c.status = "error";
       c.detail = std::string("unreadable verdict: ") + e.what();
     }
-  } else if (WIFSIGNALED(wstatus)) {
+  } else if (r.status == unity::JobStatus::Crashed) {
     c.status = "crash";
-    c.detail = fmt::format("signal {} ({}): {}", WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
-                           lastLine(ch.output));
+    c.detail = fmt::format("signal {} ({}, {}): {}", r.signal, unity::signalName(r.signal),
+                           strsignal(r.signal), last);
   } else {
     c.status = "crash";
-    c.detail = fmt::format("exit code {} without a verdict: {}",
-                           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1, lastLine(ch.output));
+    c.detail = fmt::format("exit code {} without a verdict: {}", r.exitCode, last);
   }
 }
 
-/// Runs every case in child processes, at most `jobs` at once.
+/// Runs every case in its own child process (the hidden onnx-test-case
+/// sub-command of this executable), at most `jobs` at once.
 void runAll(std::vector<Case>& cases, int jobs, double timeoutSec, const std::string& target,
             bool progress) {
-  std::vector<Child> running;
-  size_t next = 0, done = 0;
-  while (done < cases.size()) {
-    while (static_cast<int>(running.size()) < jobs && next < cases.size()) {
-      running.push_back(spawnCase(cases[next], next, target));
-      ++next;
-    }
-    std::vector<pollfd> pfds;
-    for (auto& ch : running)
-      pfds.push_back({ch.fd, POLLIN, 0});
-    poll(pfds.data(), pfds.size(), 50);
-    for (size_t i = 0; i < running.size(); ++i) {
-      Child& ch = running[i];
-      if (pfds[i].revents & (POLLIN | POLLHUP)) {
-        char buf[4096];
-        ssize_t n = read(ch.fd, buf, sizeof(buf));
-        if (n > 0 && ch.output.size() < (1u << 20))
-          ch.output.append(buf, static_cast<size_t>(n));
-      }
-      if (!ch.timedOut && Clock::now() - ch.start > std::chrono::duration<double>(timeoutSec)) {
-        kill(ch.pid, SIGKILL);
-        ch.timedOut = true;
-      }
-    }
-    for (size_t i = 0; i < running.size();) {
-      Child& ch = running[i];
-      int ws = 0;
-      if (waitpid(ch.pid, &ws, WNOHANG) != ch.pid) {
-        ++i;
-        continue;
-      }
-      char buf[4096]; // drain what is left
-      ssize_t n;
-      while ((n = read(ch.fd, buf, sizeof(buf))) > 0)
-        if (ch.output.size() < (1u << 20))
-          ch.output.append(buf, static_cast<size_t>(n));
-      close(ch.fd);
-      Case& c = cases[ch.index];
-      finish(ch, ws, c);
-      ++done;
-      if (progress)
-        fmt::print(stderr, "[{}/{}] {} {} ({:.0f} ms)\n", done, cases.size(), c.status, c.name,
-                   c.ms);
-      running.erase(running.begin() + static_cast<long>(i));
-    }
+  std::vector<unity::IsolatedJob> work;
+  for (auto& c : cases) {
+    unity::IsolatedJob j;
+    j.command = {"/proc/self/exe", "onnx-test-case", c.dir, "--target", target};
+    work.push_back(std::move(j));
   }
+  unity::WorkerPoolOptions o;
+  o.workers = jobs;
+  o.timeoutSeconds = timeoutSec;
+  size_t done = 0;
+  unity::runIsolated(work, o, [&](const unity::JobResult& r) {
+    Case& c = cases[r.index];
+    finish(r, c);
+    ++done;
+    if (progress)
+      fmt::print(stderr, "[{}/{}] {} {} ({:.0f} ms)\n", done, cases.size(), c.status, c.name, c.ms);
+  });
 }
 
 std::set<std::string> readNameList(const std::string& path) {
@@ -347,9 +284,9 @@ void addOnnxCommands(CLI::App& app, CommandList& out) {
                      io.inputValues[b.substr(0, eq)] =
                          unity::frontend::readTensorProto(b.substr(eq + 1));
                    }
-                   auto t0 = Clock::now();
+                   unity::Stopwatch sw;
                    auto m = unity::frontend::importOnnx(imp->file, io);
-                   double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                   double ms = sw.wallMs();
                    std::string text = unity::text::printModule(m);
                    if (imp->output.empty()) {
                      fmt::print("{}", text);
@@ -403,10 +340,10 @@ void addOnnxCommands(CLI::App& app, CommandList& out) {
              if (!found.count(n))
                missing.push_back({n, "", "error", "case folder not found", 0});
          }
-         auto t0 = Clock::now();
+         unity::Stopwatch sw;
          runAll(cases, t->jobs, t->timeout, t->target, t->progress);
          cases.insert(cases.end(), missing.begin(), missing.end());
-         double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+         double sec = sw.wallSeconds();
          std::map<std::string, int> count;
          for (const char* k : {"pass", "fail", "unsupported", "error", "crash", "timeout"})
            count[k] = 0;

@@ -3,18 +3,16 @@
 // Imports one .onnx file, builds it for `llvm -num-cores=T` with the default
 // pipeline, runs it on the given .npy inputs (one warm-up, then --repeat
 // timed runs, wall time of Executable::runTensors, output allocation
-// included) and prints one JSON object: import / passes / codegen times,
-// median and min latency, and -- with --reference -- the max abs/rel error of
+// included, timed by unity::measure) and prints one JSON object: import /
+// passes / codegen times, median, min, mean and standard deviation of the
+// latency, and -- with --reference -- the max abs/rel error of
 // every output against .npy files written by the peer. --profile adds the
 // executor's per-kernel table (the --top most expensive kernels).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -22,23 +20,10 @@
 #include "engine/build.h"
 #include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
+#include "engine/support/measure.h"
 #include "engine/support/npy.h"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-/// CPU time (user + system) of the whole process, in ms.
-double processCpuMs() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  auto ms = [](const timeval& t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
-  return ms(u.ru_utime) + ms(u.ru_stime);
-}
-
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 struct Errors {
   double maxAbs = 0, maxRel = 0;
@@ -102,20 +87,18 @@ int run(int argc, char** argv) {
   }
   // CPU times next to wall times: on a shared machine the wall time of a
   // single-threaded step says more about the neighbours than about us.
-  double c0 = processCpuMs();
-  auto t0 = Clock::now();
+  unity::Stopwatch sw(unity::CpuClock::Process);
   unity::ir::IRModule m = unity::frontend::importOnnx(model, io);
-  j["import_ms"] = msSince(t0);
-  j["import_cpu_ms"] = processCpuMs() - c0;
+  j["import_ms"] = sw.wallMs();
+  j["import_cpu_ms"] = sw.cpuMs();
 
   unity::BuildOptions o;
   o.target = fmt::format("llvm -num-cores={}", threads);
   o.record = false; // the pass history is the GUI's; a deployment build does not keep it
-  c0 = processCpuMs();
-  t0 = Clock::now();
+  sw.restart();
   unity::BuildResult r = unity::build(m, o);
-  j["build_ms"] = msSince(t0);
-  j["build_cpu_ms"] = processCpuMs() - c0;
+  j["build_ms"] = sw.wallMs();
+  j["build_cpu_ms"] = sw.cpuMs();
   j["passes_ms"] = r.passesMs;
   j["codegen_ms"] = r.codegenMs;
   j["kernels"] = unity::primFuncsOf(r.lowered).size();
@@ -127,20 +110,20 @@ int run(int argc, char** argv) {
     args.push_back(unity::readNpy(p));
   auto& ex = *r.executable;
   std::vector<unity::Tensor> outs = ex.runTensors(args); // warm-up
-  ex.setProfiling(profile);
-  std::vector<double> ms;
-  double cpu0 = processCpuMs();
-  for (int i = 0; i < repeat; ++i) {
-    t0 = Clock::now();
-    outs = ex.runTensors(args);
-    ms.push_back(msSince(t0));
-  }
+  ex.setProfiling(profile);                              // the timed runs only
+  unity::MeasureOptions mo;
+  mo.warmup = 0; // done above, before profiling starts
+  mo.repeats = repeat;
+  mo.cpuClock = unity::CpuClock::Process;
+  unity::Measurement meas = unity::measure([&] { outs = ex.runTensors(args); }, mo);
+  unity::SampleStats wall = meas.wallStats();
   // With one thread the kernels run on this thread: CPU time per run is what
   // the run costs, whatever else the machine does at the time.
-  j["cpu_ms"] = (processCpuMs() - cpu0) / repeat;
-  std::sort(ms.begin(), ms.end());
-  j["median_ms"] = ms[ms.size() / 2];
-  j["min_ms"] = ms.front();
+  j["cpu_ms"] = meas.cpuStats().mean * 1e3;
+  j["median_ms"] = wall.median * 1e3;
+  j["min_ms"] = wall.min * 1e3;
+  j["mean_ms"] = wall.mean * 1e3;
+  j["stddev_ms"] = wall.stddev * 1e3;
   j["repeat"] = repeat;
 
   if (!outputDir.empty()) {
