@@ -29,6 +29,7 @@
 // chunk) return a nonzero status after freeing live heap buffers.
 #include "engine/codegen/llvm_codegen.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -41,6 +42,7 @@
 #include <llvm/IR/Module.h>
 
 #include "engine/codegen/llvm_intrinsics.h"
+#include "engine/codegen/llvm_target.h"
 #include "engine/ir/functor.h"
 #include "engine/ir/intrinsics.h"
 #include "engine/support/error.h"
@@ -112,10 +114,13 @@ FreeSymbols collectFreeSymbols(const Stmt& s) {
 
 class KernelEmitter {
 public:
-  KernelEmitter(llvm::Module& m, std::string name, std::string symbol, PrimFuncRef f, bool fastMath)
+  /// vectorUnit: the lanes a tile's vectorized loop is a multiple of (see
+  /// loopMetadata).
+  KernelEmitter(llvm::Module& m, std::string name, std::string symbol, PrimFuncRef f, bool fastMath,
+                int vectorUnit)
       : ctx_(m.getContext()), mod_(m), b_(m.getContext()), name_(std::move(name)),
         symbol_(std::move(symbol)), f_(std::move(f)), flat_(transform::hasFlatBuffers(*f_)),
-        packed_(transform::hasPackedAPI(*f_)) {
+        packed_(transform::hasPackedAPI(*f_)), vectorUnit_(vectorUnit) {
     if (fastMath)
       b_.setFastMathFlags(llvm::FastMathFlags::getFast());
     i1_ = b_.getInt1Ty();
@@ -577,8 +582,8 @@ private:
   }
 
   /// Loop metadata for kind. A vectorized loop of a few whole vectors
-  /// (constant extent, a multiple of 8, at most 128: the register tiles of
-  /// the default schedule) is kept rolled until the loop vectorizer has run,
+  /// (constant extent, a multiple of vectorUnit_, at most 128: the register
+  /// tiles of the default schedule) is kept rolled until the loop vectorizer has run,
   /// and the vector loop it produces is then fully unrolled. Without this,
   /// LLVM's full unroller (which runs before the vectorizer) flattens a short
   /// loop such as 8 rows x 32 lanes into scalars that the SLP vectorizer
@@ -594,7 +599,7 @@ private:
       props.push_back(
           llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                    llvm::ConstantAsMetadata::get(b_.getTrue())}));
-      if (constExtent > 0 && constExtent % 8 == 0 && constExtent <= 128) {
+      if (constExtent > 0 && constExtent % vectorUnit_ == 0 && constExtent <= 128) {
         props.push_back(
             llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
         auto* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
@@ -888,6 +893,7 @@ private:
   PrimFuncRef f_;
   bool flat_;                         // accesses have one flat index (FlattenBuffers ran)
   bool packed_;                       // the shape prologue is IR (MakePackedAPI ran)
+  int vectorUnit_;                    // lanes of the tiles' whole vectors (loopMetadata)
   llvm::Function* entry_ = nullptr;   // the packed entry being emitted
   llvm::Value* shapes_ = nullptr;     // its `shapes` argument
   std::vector<int64_t> shapeOffsets_; // per parameter: its first dim in `shapes`
@@ -931,6 +937,10 @@ std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx, const Named
       },
       nullptr);
   auto m = std::make_unique<llvm::Module>("unity", ctx);
+  // The schedule's tiles are whole vectors of the target's machine model;
+  // a tile of AVX-512 is also whole AVX2 vectors, so 8 lanes serve both
+  // (and the narrower NEON/SSE vector where that is the machine's).
+  int vectorUnit = std::clamp(codegenMachine(opts).lanesF32, 2, 8);
   std::set<std::string> names;
   for (auto& [name, f] : funcs) {
     if (!f)
@@ -939,7 +949,8 @@ std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx, const Named
       throw Error("codegen: a function has an empty name");
     if (!names.insert(name).second)
       throw Error("codegen: function name '" + name + "' is used twice");
-    KernelEmitter(*m, name, kernelSymbol(name), transform::lowerForCodegen(f), opts.fastMath)
+    KernelEmitter(*m, name, kernelSymbol(name), transform::lowerForCodegen(f), opts.fastMath,
+                  vectorUnit)
         .emit();
   }
   return m;

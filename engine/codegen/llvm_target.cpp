@@ -49,36 +49,54 @@ void initializeLLVMTargets() {
   });
 }
 
+static bool isHostTriple(const std::string& triple) {
+  return triple.empty() ||
+         llvm::Triple::normalize(triple) == llvm::Triple::normalize(llvm::sys::getProcessTriple());
+}
+
+target::MachineModel codegenMachine(const CodegenOptions& opts) {
+  target::MachineQuery q;
+  q.triple = opts.triple;
+  q.cpu = opts.cpu;
+  q.mattr = opts.features;
+  q.runsHere = isHostTriple(opts.triple);
+  return target::machineModel(q);
+}
+
 ResolvedTarget resolveTarget(const CodegenOptions& opts) {
   ResolvedTarget t;
   std::string host = llvm::sys::getProcessTriple();
   t.triple = opts.triple.empty() ? host : llvm::Triple::normalize(opts.triple);
-  t.isHost = opts.triple.empty() || t.triple == llvm::Triple::normalize(host);
-  t.features = opts.features;
+  t.isHost = isHostTriple(opts.triple);
+  std::string features;
   if (opts.cpu.empty() || opts.cpu == "native") {
     if (t.isHost) {
       t.cpu = std::string(llvm::sys::getHostCPUName());
-      std::string hostFeatures;
       for (auto& f : llvm::sys::getHostCPUFeatures()) {
-        if (!hostFeatures.empty())
-          hostFeatures += ",";
-        hostFeatures += (f.second ? "+" : "-") + f.first().str();
+        if (!features.empty())
+          features += ",";
+        features += (f.second ? "+" : "-") + f.first().str();
       }
-      // LLVM tunes AVX-512 CPUs to prefer 256-bit vectors (frequency
-      // concerns of mixed code). Our kernels are long dense loops where the
-      // full width pays: matmul 1024 went from 38 to 41 GFLOP/s and 256 from
-      // 60 to 70 (docs/benchmarks.md). "+prefer-256-bit" in -mattr restores
-      // LLVM's choice.
-      if (hostFeatures.find("+avx512f") != std::string::npos)
-        hostFeatures += ",-prefer-256-bit";
-      // Explicit features come last so they override the detected ones.
-      t.features = opts.features.empty() ? hostFeatures : hostFeatures + "," + opts.features;
     } else {
       t.cpu = "generic";
     }
   } else {
     t.cpu = opts.cpu;
   }
+  // LLVM tunes AVX-512 CPUs (skylake-avx512 ... and the host here) to
+  // prefer 256-bit vectors (frequency concerns of mixed code). Our kernels
+  // are long dense loops where the full width pays: matmul 1024 went from
+  // 38 to 41 GFLOP/s and 256 from 60 to 70 (docs/benchmarks.md), and the
+  // default schedule tiles for the machine model's 512-bit vectors.
+  // "+prefer-256-bit" in -mattr restores LLVM's choice (and makes the
+  // model 256-bit).
+  if (codegenMachine(opts).vectorBits == 512 &&
+      opts.features.find("prefer-256-bit") == std::string::npos)
+    features += std::string(features.empty() ? "" : ",") + "-prefer-256-bit";
+  // Explicit features come last so they override the detected ones.
+  if (!opts.features.empty())
+    features += std::string(features.empty() ? "" : ",") + opts.features;
+  t.features = features;
   return t;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/codegen/codegen.h"
+#include "engine/target/machine_model.h"
 
 namespace llvm {
 class Module;
@@ -21,11 +22,18 @@ struct ResolvedTarget {
   bool isHost = false;
 };
 
+/// The machine model of opts (target::machineModel of its triple, cpu and
+/// features; "runs here" when the triple is empty or the host's): what the
+/// default schedule tiled for, so codegen tunes for the same machine.
+target::MachineModel codegenMachine(const CodegenOptions& opts);
+
 /// Initializes the native, ARM and AArch64 backends once.
 void initializeLLVMTargets();
 
 /// Resolves opts: empty triple -> host triple; cpu "native" -> host CPU name
-/// plus host features (or "generic" for a cross triple).
+/// plus host features (or "generic" for a cross triple). A machine model
+/// with 512-bit vectors adds "-prefer-256-bit" (unless the features name
+/// it), so LLVM's vectorizer uses the width the schedule tiled for.
 ResolvedTarget resolveTarget(const CodegenOptions& opts);
 
 /// A TargetMachine for t; throws unity::Error for an unknown triple/cpu.

@@ -1,50 +1,62 @@
 // DefaultSchedule: rule-based schedules for untuned tensor functions, built
 // only from schedule primitives (so each result is also a replayable trace).
+// Every number below is a knob of target::SchedulePolicy (named in
+// [brackets]; the values quoted are the defaults, for AVX-512), derived
+// from the machine model of the function's target (transform::
+// primFuncTargets: the module's "target" attribute, the host without one).
 //
 // 1. Inline: every elementwise/injective block writing an intermediate is
-//    inlined into its readers (computeInline), repeatedly. Exception: a
-//    producer whose value holds a Select (padding) is kept when a reduction
-//    reads it — inlined, the bounds test would run at every multiply-add;
-//    materialized, it is one cheap pass over the data.
+//    inlined into its readers (computeInline), repeatedly. Exception
+//    [keepPaddingProducers]: a producer whose value holds a Select
+//    (padding) is kept when a reduction reads it — inlined, the bounds
+//    test would run at every multiply-add; materialized, it is one cheap
+//    pass over the data.
 // 2. Each remaining block, on the loops that hold only it ("own" loops):
-//    - spatial only: the innermost loop is vectorized when it runs along the
-//      last index of the stored buffer (contiguous writes); a flattened copy
-//      whose value takes floormod(v, K) of that index is first split into
-//      rows of K (the divisions move to the row loop), another long
-//      constant one is split by 64 so outer iterations remain. The leading
-//      loops are fused until they count >= 4 * numCores iterations and made
-//      parallel.
+//    - spatial only: the innermost loop is vectorized [vectorize] when it
+//      runs along the last index of the stored buffer (contiguous writes);
+//      a flattened copy whose value takes floormod(v, K) of that index
+//      (K >= 8 [minFlatRowWidth]) is first split into rows of K (the
+//      divisions move to the row loop), another long constant one (> 256
+//      [splitAbove]) is split by 64 [splitFactor] so outer iterations
+//      remain. The leading loops are fused until they count >= 4 per core
+//      [parallelChunksPerCore x cores] iterations and made parallel
+//      [parallelize].
 //    - reduction (a register-blocked kernel): x = the spatial loop along
 //      the output's last index, u = a spatial loop such that some input
 //      read along x does not depend on u (B[k, j] for C[i, j]: u = i; for
 //      a convolution the weight-free image read: u = output channel), so
 //      one vector load of that input serves U unrolled rows. The tile is
-//      V positions along x in whole vectors (1-4 vectors dividing x, or all
-//      of a short x) by U rows along u (8, 6, 4, 3, 2 dividing u), at most
-//      24 accumulator registers with AVX-512 (16 lanes, 32 registers; 12
-//      with AVX2's 8 lanes and 16 registers): the most accumulators wins,
-//      then the fewest loads per reduce step (V / lanes + U). Order
+//      V positions along x in whole vectors of [vectorLanes] (1-4
+//      [maxTileVectors] vectors dividing x, or all of a short x) by U rows
+//      along u (8, 6, 4, 3, 2 [tileRows] dividing u), at most
+//      [accumulatorRegisters] accumulators (24 of AVX-512's 32 registers of
+//      16 lanes; 12 of AVX2's 16 registers of 8 lanes): the most
+//      accumulators wins, then the fewest loads per reduce step
+//      (V / lanes + U). Order
 //          [other spatial] x_o [r_o] u_o | reduce loops | u_i x_i
-//      (j_o k_o i_o k_i i_i j_i for matmul), unroll u_i, vectorize x_i, and
-//      decompose the reduction at the outermost reduce loop so the init is
-//      its own vectorized nest. Several reduce loops (convolution: c, ky,
-//      kx) stay nested — fused, each step would recompute the taps with a
-//      division and a modulo. A single reduction longer than 128 is split
-//      and its outer part moved out of u_o, so the Kt x V slice of the
-//      reused input stays in L2 across all u_o tiles (with several cores,
-//      only when the loops outside u_o give every core work; otherwise u_o
-//      stays outside and parallel). The U x V accumulator
-//      tile has addresses invariant in the reduce loops: LLVM keeps it in
-//      registers (LICM scalar promotion) across all of them, and the inner
-//      body is U * V / lanes fused multiply-adds per V / lanes vector loads
-//      and U broadcasts (conv 128x28x28: 24 vfmadd231ps zmm, 3 vmovups, 8
-//      vbroadcastss, no store). The outer spatial loops are fused and
-//      parallel.
-//      A few constant taps and no unrolled rows (no u: a depthwise
-//      convolution, whose image read depends on every spatial loop; a
-//      pooling window) take the order [other spatial] x_o | x_i | taps
-//      instead, x_i vectorized and the taps unrolled: each vector of
-//      outputs sums all its taps in registers and is stored once.
+//      (j_o k_o i_o k_i i_i j_i for matmul), unroll u_i, vectorize x_i
+//      (unroll it on a machine without vectors), and decompose the
+//      reduction at the outermost reduce loop so the init is its own
+//      vectorized nest. Several reduce loops (convolution: c, ky, kx) stay
+//      nested — fused, each step would recompute the taps with a division
+//      and a modulo. A single reduction longer than 128
+//      [reduceSplitAbove] is split (by the first of
+//      [reduceTileCandidates] dividing it) and its outer part moved out of
+//      u_o, so the Kt x V slice of the reused input stays in L2 across all
+//      u_o tiles (with several cores, only when the loops outside u_o give
+//      every core work; otherwise u_o stays outside and parallel). The
+//      U x V accumulator tile has addresses invariant in the reduce loops:
+//      LLVM keeps it in registers (LICM scalar promotion) across all of
+//      them, and the inner body is U * V / lanes fused multiply-adds per
+//      V / lanes vector loads and U broadcasts (conv 128x28x28: 24
+//      vfmadd231ps zmm, 3 vmovups, 8 vbroadcastss, no store). The outer
+//      spatial loops are fused and parallel.
+//      A few constant taps (at most 49 [maxUnrolledTaps]) and no unrolled
+//      rows (no u: a depthwise convolution, whose image read depends on
+//      every spatial loop; a pooling window) take the order
+//      [other spatial] x_o | x_i | taps instead, x_i vectorized and the
+//      taps unrolled: each vector of outputs sums all its taps in
+//      registers and is stored once.
 //      Convolutions reach this rule in topi's "wide" form (topi_nn.cpp):
 //      the padded image flattened per channel, so x runs over flat
 //      positions y * Wp + x' and splits into whole vectors whatever the
@@ -52,23 +64,25 @@
 //      leave a scalar remainder per row.
 //    - symbolic extents (a sequence length n): a symbolic x or u is moved
 //      outermost and cut by splitWithTail into a main nest of whole tiles
-//      (n / V by V, or n / U by U) and a remainder loop holding a copy of
-//      the block. The main block is scheduled by the rule above with the
-//      outer half standing for x_o / u_o, so it gets the static tile with
-//      no predicate anywhere in it; a symbolic u accepts any U (the tail
-//      takes the rest). The copy in the remainder is scheduled without
-//      further tail splits (U = 1, a symbolic x vectorized whole). Symbolic
-//      reduce loops stay unsplit.
+//      (n / V by V with V = maxTileVectors * vectorLanes, or n / U by U)
+//      and a remainder loop holding a copy of the block. The main block is
+//      scheduled by the rule above with the outer half standing for
+//      x_o / u_o, so it gets the static tile with no predicate anywhere in
+//      it; a symbolic u accepts any U (the tail takes the rest). The copy
+//      in the remainder is scheduled without further tail splits (U = 1, a
+//      symbolic x vectorized whole). Symbolic reduce loops stay unsplit.
 //    Anything a rule cannot handle (loops shared by several blocks, a
 //    primitive refusing) leaves that block as it was: the schedule is tried
 //    on a copy and only kept when every step succeeded.
 #include "engine/transform/default_schedule.h"
 
-#include <thread>
+#include <map>
 
 #include "engine/schedule/schedule.h"
 #include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
+#include "engine/target/machine_model.h"
+#include "engine/transform/function_target.h"
 
 namespace unity::transform {
 
@@ -79,17 +93,7 @@ using schedule::Schedule;
 
 namespace {
 
-// The register tile: with AVX-512 the code generator uses 512-bit vectors
-// (16 float32 lanes, llvm_target.cpp turns off LLVM's prefer-256-bit) and
-// there are 32 of them: the accumulator tile gets at most 24, leaving room
-// for the loaded rows and the broadcasts. With AVX2 (16 registers of 8
-// lanes) it gets 12.
-struct Machine {
-  int64_t lanes = 16;
-  int64_t accRegs = 24;
-};
-constexpr int64_t kReduceTile = 128;     // reduction slice kept hot in L2
-constexpr int64_t kMaxUnrolledTaps = 49; // reduce loops unrolled up to this many steps
+using target::SchedulePolicy;
 
 bool hasSelect(const PrimExpr& e) {
   bool found = false;
@@ -136,7 +140,7 @@ bool readsBuffer(const Block* b, const Buffer* buf) {
 }
 
 /// Inlines injective producers of intermediates until nothing changes.
-void inlineProducers(Schedule& s) {
+void inlineProducers(Schedule& s, const SchedulePolicy& p) {
   bool changed = true;
   while (changed) {
     changed = false;
@@ -146,7 +150,7 @@ void inlineProducers(Schedule& s) {
       if (isReduction(b.get()) || !st || isParam(s.func(), st->buffer.get()))
         continue;
       bool keep = false;
-      if (hasSelect(st->value))
+      if (p.keepPaddingProducers && hasSelect(st->value))
         for (auto* c : schedule::detail::blocksUnder(s.func()->body))
           keep = keep || (c != b.get() && isReduction(c) && readsBuffer(c, st->buffer.get()));
       if (keep)
@@ -227,12 +231,14 @@ int contiguousLoop(const Block* b, const std::vector<OwnLoop>& loops) {
 
 int64_t constExtent(const Ref<For>& f) { return asConstInt(f->extent).value_or(-1); }
 
-/// Fuses the leading loops of `outer` until they count >= target iterations
-/// and makes the result parallel. Every loop in `outer` must feed only
-/// spatial iterators and be perfectly nested.
-void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, int64_t target) {
-  if (outer.empty())
+/// Fuses the leading loops of `outer` until they count >=
+/// p.parallelTarget() iterations and makes the result parallel (nothing
+/// when the policy has no parallel loops). Every loop in `outer` must feed
+/// only spatial iterators and be perfectly nested.
+void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, const SchedulePolicy& p) {
+  if (outer.empty() || !p.parallelize)
     return;
+  int64_t target = p.parallelTarget();
   std::vector<LoopRV> group;
   int64_t count = 1;
   for (auto& l : outer) {
@@ -241,18 +247,18 @@ void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, int64_t tar
     if (e < 0 || (count *= e) >= target)
       break;
   }
-  LoopRV p = group.size() > 1 ? s.fuse(group) : group[0];
-  s.parallel(p);
+  LoopRV fused = group.size() > 1 ? s.fuse(group) : group[0];
+  s.parallel(fused);
 }
 
 /// The row width of a flattened copy: the constant K of a floormod(v, K) in
 /// the stored value, v the iterator of the stored buffer's last index, K
-/// dividing `extent` (the loop's), 8 <= K < extent; the smallest such K, or
+/// dividing `extent` (the loop's), minWidth <= K < extent; the smallest such K, or
 /// -1. Split by K, v = row * K + col turns floordiv(v, K) into the row and
 /// floormod(v, K) into the column: the column loop then reads contiguously
 /// instead of dividing in every lane (the wide convolution's pad_flat: a
 /// 112 x 112 image copied 5x faster).
-int64_t flatRowWidth(const Block* b, int64_t extent) {
+int64_t flatRowWidth(const Block* b, int64_t extent, int64_t minWidth) {
   auto* st = as<BufferStore>(b->body);
   auto* v = st && !st->indices.empty() ? as<PrimVar>(st->indices.back()) : nullptr;
   if (!v)
@@ -263,13 +269,22 @@ int64_t flatRowWidth(const Block* b, int64_t extent) {
     if (!m || m->op() != NodeKind::FloorMod || m->a.get() != v)
       return;
     auto k = asConstInt(m->b);
-    if (k && *k >= 8 && *k < extent && extent % *k == 0 && (best < 0 || *k < best))
+    if (k && *k >= minWidth && *k < extent && extent % *k == 0 && (best < 0 || *k < best))
       best = *k;
   });
   return best;
 }
 
-void scheduleSpatial(Schedule& s, const BlockRV& rv, int numCores) {
+/// The innermost loop of a tile or row: vectorized, or unrolled when the
+/// machine has no vector unit (its few scalars then live in registers).
+void vectorizeOrUnroll(Schedule& s, const LoopRV& l, const SchedulePolicy& p) {
+  if (p.vectorize)
+    s.vectorize(l);
+  else if (constExtent(s.loop(l)) > 0)
+    s.unroll(l);
+}
+
+void scheduleSpatial(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
   auto loops = ownLoops(s, rv);
   if (loops.empty())
     return;
@@ -280,23 +295,23 @@ void scheduleSpatial(Schedule& s, const BlockRV& rv, int numCores) {
   std::vector<LoopRV> outer;
   for (auto& l : loops)
     outer.push_back(l.rv);
-  if (contiguousLoop(blk.get(), loops) == static_cast<int>(loops.size()) - 1) {
+  if (p.vectorize && contiguousLoop(blk.get(), loops) == static_cast<int>(loops.size()) - 1) {
     LoopRV inner = loops.back().rv;
     int64_t e = constExtent(loops.back().f);
     outer.pop_back();
-    if (int64_t k = e > 0 ? flatRowWidth(blk.get(), e) : -1; k > 0) {
+    if (int64_t k = e > 0 ? flatRowWidth(blk.get(), e, p.minFlatRowWidth) : -1; k > 0) {
       auto parts = s.split(inner, {-1, k});
       outer.push_back(parts[0]);
       inner = parts[1];
-    } else if (e > 256 && e % 64 == 0) {
-      auto parts = s.split(inner, {-1, 64});
+    } else if (p.splitAbove > 0 && e > p.splitAbove && e % p.splitFactor == 0) {
+      auto parts = s.split(inner, {-1, p.splitFactor});
       outer.push_back(parts[0]);
       inner = parts[1];
     }
     if (e != 1)
       s.vectorize(inner);
   }
-  parallelizeOuter(s, outer, 4 * int64_t(numCores));
+  parallelizeOuter(s, outer, p);
 }
 
 /// Reads of `b` that depend on the iterator bound to loop x (through their
@@ -325,7 +340,7 @@ bool goodUnrollLoop(const Block* b, const For* x, const For* u) {
   return good;
 }
 
-int64_t largestDivisor(int64_t n, std::initializer_list<int64_t> options) {
+int64_t largestDivisor(int64_t n, const std::vector<int>& options) {
   for (auto o : options)
     if (o <= n && n % o == 0)
       return o;
@@ -340,7 +355,7 @@ struct TileHints {
   LoopRV xo, uo;
 };
 
-void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc,
+void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p,
                        bool allowTail = true, TileHints hints = {});
 
 /// Symbolic extents (the sequence length): loop `l` of `rv` (one of its own
@@ -352,7 +367,7 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
 /// the same rule without further tail splits, its own failure leaving it
 /// as it is.
 void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops, int l,
-                  int64_t factor, bool asX, TileHints hints, int numCores, const Machine& mc) {
+                  int64_t factor, bool asX, TileHints hints, const SchedulePolicy& p) {
   std::vector<LoopRV> order{loops[l].rv};
   for (size_t k = 0; k < loops.size(); ++k)
     if (static_cast<int>(k) != l)
@@ -361,13 +376,13 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
     s.reorder(order);
   auto parts = s.splitWithTail(loops[l].rv, factor);
   (asX ? hints.xo : hints.uo) = parts[0];
-  scheduleReduction(s, rv, numCores, mc, true, hints);
+  scheduleReduction(s, rv, p, true, hints);
   if (parts.size() < 3)
     return;
   for (auto& tb : s.getBlocksUnder(parts[2])) {
     Schedule attempt = s;
     try {
-      scheduleReduction(attempt, tb, numCores, mc, false);
+      scheduleReduction(attempt, tb, p, false);
     } catch (const Error&) {
       continue;
     }
@@ -375,8 +390,9 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
   }
 }
 
-void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machine& mc,
-                       bool allowTail, TileHints hints) {
+void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, bool allowTail,
+                       TileHints hints) {
+  const int64_t lanes = p.vectorLanes, maxTile = p.maxTileVectors * lanes;
   auto loops = ownLoops(s, rv);
   auto blk = s.block(rv);
   if (loops.empty() || !as<BufferStore>(blk->body))
@@ -393,9 +409,9 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   int64_t ex = x >= 0 ? constExtent(loops[x].f) : -1;
   bool symX = x >= 0 && isSymbolic(loops[x].f);
   if (symX && allowTail)
-    return splitOffTail(s, rv, loops, x, 4 * mc.lanes, true, hints, numCores, mc);
+    return splitOffTail(s, rv, loops, x, maxTile, true, hints, p);
   if (symX)
-    ex = 4 * mc.lanes; // a remainder: one vectorized loop, tiled as if 4 vectors long
+    ex = maxTile; // a remainder: one vectorized loop, tiled as if a whole tile long
   if (x < 0 || ex < 2) {
     // No contiguous spatial loop to vectorize: keep the order, hoist the
     // init and parallelize the spatial loops in front of the reduction.
@@ -403,7 +419,7 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
     std::vector<LoopRV> outer;
     for (size_t i = 0; i < reduce[0]; ++i)
       outer.push_back(loops[i].rv);
-    parallelizeOuter(s, outer, 4 * int64_t(numCores));
+    parallelizeOuter(s, outer, p);
     return;
   }
   int u = -1;
@@ -416,22 +432,22 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   bool symU = u >= 0 && isSymbolic(loops[u].f);
 
   // The tile: V positions along x (whole vectors), U rows along u, at most
-  // mc.accRegs accumulator registers; the most accumulators wins (FMAs per
-  // reduce step), then the fewest loads per step (V / lanes + U).
+  // p.accumulatorRegisters accumulators; the most accumulators wins (FMAs
+  // per reduce step), then the fewest loads per step (V / lanes + U).
   int64_t eu = u >= 0 ? constExtent(loops[u].f) : 1;
   int64_t V = ex, U = 1, bestAcc = -1, bestLoads = 0;
   std::vector<int64_t> vs;
-  if (ex <= 4 * mc.lanes)
+  if (ex <= maxTile)
     vs.push_back(ex);
-  for (int64_t m : {4, 3, 2, 1})
-    if (m * mc.lanes < ex && ex % (m * mc.lanes) == 0)
-      vs.push_back(m * mc.lanes);
+  for (int64_t m = p.maxTileVectors; m >= 1; --m)
+    if (m * lanes < ex && ex % (m * lanes) == 0)
+      vs.push_back(m * lanes);
   if (vs.empty())
     vs.push_back(ex); // no whole-vector factor: vectorize the whole loop
   for (int64_t v : vs) {
-    int64_t regs = (v + mc.lanes - 1) / mc.lanes;
-    for (int64_t c : {8, 6, 4, 3, 2, 1}) {
-      if (c * regs > mc.accRegs || (!symU && eu % c != 0) || (c > 1 && u < 0) ||
+    int64_t regs = (v + lanes - 1) / lanes;
+    for (int64_t c : p.tileRows) {
+      if (c * regs > p.accumulatorRegisters || (!symU && eu % c != 0) || (c > 1 && u < 0) ||
           (c > 1 && symU && !allowTail))
         continue;
       int64_t acc = c * regs, loads = regs + c;
@@ -445,19 +461,19 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
     }
   }
   if (symU && U > 1)
-    return splitOffTail(s, rv, loops, u, U, false, hints, numCores, mc);
+    return splitOffTail(s, rv, loops, u, U, false, hints, p);
   LoopRV xo = hints.xo, xi = loops[x].rv, uo = hints.uo, ui;
   bool splitX = !symX && V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
   if (splitX) {
-    auto p = s.split(loops[x].rv, {-1, V});
-    xo = p[0];
-    xi = p[1];
+    auto parts = s.split(loops[x].rv, {-1, V});
+    xo = parts[0];
+    xi = parts[1];
   }
   if (u >= 0) {
     if (splitU) {
-      auto p = s.split(loops[u].rv, {-1, U});
-      uo = p[0];
-      ui = p[1];
+      auto parts = s.split(loops[u].rv, {-1, U});
+      uo = parts[0];
+      ui = parts[1];
     } else if (U > 1) {
       ui = loops[u].rv;
     } else {
@@ -486,9 +502,9 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   int64_t taps = 1;
   for (auto& l : red) {
     int64_t e = constExtent(s.loop(l));
-    taps = e < 0 ? kMaxUnrolledTaps + 1 : taps * e;
+    taps = e < 0 ? p.maxUnrolledTaps + 1 : taps * e;
   }
-  bool tapsInside = red.size() > 1 && taps <= kMaxUnrolledTaps && !ui.var;
+  bool tapsInside = red.size() > 1 && taps <= p.maxUnrolledTaps && !ui.var;
   if (tapsInside) {
     order.push_back(xi);
     order.insert(order.end(), red.begin(), red.end());
@@ -496,8 +512,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
     s.decomposeReduction(rv, red[0]);
     for (auto& l : red)
       s.unroll(l);
-    s.vectorize(xi);
-    parallelizeOuter(s, outer, 4 * int64_t(numCores));
+    vectorizeOrUnroll(s, xi, p);
+    parallelizeOuter(s, outer, p);
     return;
   }
   order.insert(order.end(), red.begin(), red.end());
@@ -520,58 +536,45 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, int numCores, const Machi
   int64_t outside = 1;
   for (size_t k = 0; k + 1 < outer.size(); ++k) {
     int64_t e = constExtent(s.loop(outer[k]));
-    outside = e < 0 ? numCores : outside * e; // a symbolic extent counts as many
+    outside = e < 0 ? p.cores : outside * e; // a symbolic extent counts as many
   }
-  bool keepParallel = numCores > 1 && outside < numCores;
-  if (red.size() == 1 && er > kReduceTile && uo.var && !keepParallel) {
-    int64_t kt = largestDivisor(er, {kReduceTile, 96, 64, 192, 144, 32});
+  bool keepParallel = p.parallelize && p.cores > 1 && outside < p.cores;
+  if (red.size() == 1 && p.reduceSplitAbove > 0 && er > p.reduceSplitAbove && uo.var &&
+      !keepParallel) {
+    int64_t kt = largestDivisor(er, p.reduceTileCandidates);
     if (kt > 1 && kt < er) {
-      auto p = s.split(r, {-1, kt});
-      s.reorder({p[0], uo});
-      r = p[0];
+      auto parts = s.split(r, {-1, kt});
+      s.reorder({parts[0], uo});
+      r = parts[0];
       outer.pop_back(); // u_o is now inside r_o
     }
   }
   BlockRV init = s.decomposeReduction(rv, r);
   if (ui.var)
     s.unroll(ui);
-  s.vectorize(xi);
+  vectorizeOrUnroll(s, xi, p);
   auto initLoops = s.getLoops(init);
-  if (!initLoops.empty() && initLoops.size() > outer.size())
+  if (p.vectorize && !initLoops.empty() && initLoops.size() > outer.size())
     s.vectorize(initLoops.back());
-  parallelizeOuter(s, outer, 4 * int64_t(numCores));
+  parallelizeOuter(s, outer, p);
 }
 
 } // namespace
 
-int hostVectorLanes() {
-#if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx512f"))
-    return 16;
-  if (__builtin_cpu_supports("avx2"))
-    return 8;
-#endif
-  return 4;
-}
-
-PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores, int vectorLanes) {
+PrimFuncRef defaultSchedule(const PrimFuncRef& f, const SchedulePolicy& policy) {
   if (!f || f->attrs.has("tuned"))
     return f;
-  numCores = std::max(1, numCores);
-  Machine mc;
-  mc.lanes = vectorLanes > 0 ? vectorLanes : hostVectorLanes();
-  mc.accRegs = mc.lanes >= 16 ? 24 : 12;
   Schedule s(f);
   if (s.getBlocks().empty())
     return f;
-  inlineProducers(s);
+  inlineProducers(s, policy);
   for (auto& rv : s.getBlocks()) {
     Schedule attempt = s;
     try {
       if (isReduction(attempt.block(rv).get()))
-        scheduleReduction(attempt, rv, numCores, mc);
+        scheduleReduction(attempt, rv, policy);
       else
-        scheduleSpatial(attempt, rv, numCores);
+        scheduleSpatial(attempt, rv, policy);
     } catch (const Error&) {
       continue; // this block keeps its loops (see the file comment)
     }
@@ -580,27 +583,51 @@ PrimFuncRef defaultSchedule(const PrimFuncRef& f, int numCores, int vectorLanes)
   return sameNode(s.func(), f) ? f : s.func();
 }
 
-IRModule defaultSchedule(const IRModule& m, int numCores, int vectorLanes) {
+SchedulePolicy schedulePolicyFor(const target::Target& t, const Attrs& config) {
+  SchedulePolicy p = SchedulePolicy::forMachine(target::machineModel(t));
+  if (config.has("tir.num_cores"))
+    p.cores = static_cast<int>(std::max<int64_t>(1, config.getInt("tir.num_cores", 1)));
+  if (auto json = config.getString("tir.schedule_policy"); !json.empty())
+    p = p.withJSON(json);
+  return p;
+}
+
+namespace {
+/// Each PrimFunc of m scheduled with policyOf(its name).
+template <typename F> IRModule scheduleModule(const IRModule& m, F&& policyOf) {
   std::vector<IRModuleNode::Entry> out;
   bool changed = false;
   for (auto& [name, fn] : m->functions) {
     BaseFunc nf = fn;
     if (auto pf = cast<PrimFunc>(fn))
-      nf = defaultSchedule(pf, numCores, vectorLanes);
+      nf = defaultSchedule(pf, policyOf(name));
     changed = changed || !sameNode(nf, fn);
     out.emplace_back(name, nf);
   }
   return changed ? makeModule(std::move(out), m->attrs) : m;
 }
+} // namespace
+
+IRModule defaultSchedule(const IRModule& m, const Attrs& config) {
+  auto targets = primFuncTargets(m);
+  std::map<std::string, SchedulePolicy> policies; // by target string: one model per target
+  return scheduleModule(m, [&](const std::string& name) -> const SchedulePolicy& {
+    const target::Target& t = targets.at(name);
+    auto it = policies.find(t.str());
+    if (it == policies.end())
+      it = policies.emplace(t.str(), schedulePolicyFor(t, config)).first;
+    return it->second;
+  });
+}
+
+IRModule defaultSchedule(const IRModule& m, const SchedulePolicy& policy) {
+  return scheduleModule(m, [&](const std::string&) -> const SchedulePolicy& { return policy; });
+}
 
 PassRef defaultSchedulePass() {
   return makePass(
-      {"DefaultSchedule", PassLevel::Tensor, 1, {}}, [](const IRModule& m, PassContext& ctx) {
-        int hw = static_cast<int>(std::thread::hardware_concurrency());
-        int cores = static_cast<int>(ctx.config.getInt("tir.num_cores", hw > 0 ? hw : 1));
-        int lanes = static_cast<int>(ctx.config.getInt("tir.vector_lanes", 0));
-        return defaultSchedule(m, cores, lanes);
-      });
+      {"DefaultSchedule", PassLevel::Tensor, 1, {}},
+      [](const IRModule& m, PassContext& ctx) { return defaultSchedule(m, ctx.config); });
 }
 
 } // namespace unity::transform

@@ -1,25 +1,36 @@
 #pragma once
 // DefaultSchedule: a sensible schedule for every tensor function the tuner
 // has not handled (no "tuned" attribute), so untuned kernels are parallel,
-// vectorized and register-tiled rather than naive loop nests. See
-// default_schedule.cpp for the rules.
+// vectorized and register-tiled rather than naive loop nests. Every number
+// it decides with is a knob of target::SchedulePolicy, derived from the
+// machine model of the function's target. See default_schedule.cpp for the
+// rules.
 #include "engine/ir/module.h"
+#include "engine/target/schedule_policy.h"
+#include "engine/target/target.h"
 #include "engine/transform/pass.h"
 
 namespace unity::transform {
 
-/// Schedules one PrimFunc (returned unchanged when it has attr "tuned" or no
-/// blocks). numCores sizes the parallel loops (>= 4 * numCores iterations);
-/// vectorLanes is the float32 lanes of one vector register (16 with
-/// AVX-512, 8 with AVX2), 0 for the host's; it sizes the register tiles.
-ir::PrimFuncRef defaultSchedule(const ir::PrimFuncRef& f, int numCores, int vectorLanes = 0);
-ir::IRModule defaultSchedule(const ir::IRModule& m, int numCores, int vectorLanes = 0);
+/// Schedules one PrimFunc with `policy` (returned unchanged when it has
+/// attr "tuned" or no blocks).
+ir::PrimFuncRef defaultSchedule(const ir::PrimFuncRef& f, const target::SchedulePolicy& policy);
 
-/// The float32 lanes of the host's vector registers (16, 8 or 4).
-int hostVectorLanes();
+/// The policy DefaultSchedule uses for target t:
+/// SchedulePolicy::forMachine(machineModel(t)), then the PassContext
+/// config overrides: "tir.num_cores" (int) replaces the cores,
+/// "tir.schedule_policy" (a JSON object of knobs) replaces those knobs.
+target::SchedulePolicy schedulePolicyFor(const target::Target& t, const ir::Attrs& config = {});
 
-/// The pass. Cores: PassContext config "tir.num_cores" (int), else the
-/// number of hardware threads; lanes: "tir.vector_lanes", else the host's.
+/// Schedules every PrimFunc of m with the policy of its target
+/// (primFuncTargets: the module's "target" attribute; the host without
+/// one), with `config` overrides as above.
+ir::IRModule defaultSchedule(const ir::IRModule& m, const ir::Attrs& config = {});
+
+/// Schedules every PrimFunc of m with one policy, whatever its target.
+ir::IRModule defaultSchedule(const ir::IRModule& m, const target::SchedulePolicy& policy);
+
+/// The pass: defaultSchedule(m, ctx.config).
 PassRef defaultSchedulePass();
 
 } // namespace unity::transform

@@ -9,11 +9,12 @@
 #     [TEXT text ...]            the output contains each text
 #     [FILES file ...]           each file exists afterwards
 #     [FILE_TEXT file=text ...]  each file contains its text
+#     [FILE_NO_TEXT file=text ...]  each file exists and does not contain its text
 #     [ELF_ARM object]           the file is an ELF object for ARM
 #     [CLEAN dir ...])           removed before the run
 function(add_cli_check name)
   cmake_parse_arguments(PARSE_ARGV 1 C "" "PROGRAM;EXIT;ELF_ARM"
-    "ARGS;LINES;TEXT;FILES;FILE_TEXT;CLEAN")
+    "ARGS;LINES;TEXT;FILES;FILE_TEXT;FILE_NO_TEXT;CLEAN")
   if(C_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_cli_check(${name}): unknown arguments ${C_UNPARSED_ARGUMENTS}")
   endif()
@@ -25,7 +26,7 @@ function(add_cli_check name)
   endif()
   set(cmd ${CMAKE_COMMAND} "-DPROGRAM=${C_PROGRAM}" "-DEXPECT_EXIT=${C_EXIT}")
   foreach(pair ARGS:ARGS LINES:EXPECT_LINES TEXT:EXPECT_TEXT FILES:EXPECT_FILES
-               FILE_TEXT:FILE_TEXT CLEAN:CLEAN_DIRS)
+               FILE_TEXT:FILE_TEXT FILE_NO_TEXT:FILE_NO_TEXT CLEAN:CLEAN_DIRS)
     string(REPLACE ":" ";" pair "${pair}")
     list(GET pair 0 key)
     list(GET pair 1 var)

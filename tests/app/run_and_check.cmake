@@ -3,6 +3,7 @@
 #   cmake -DPROGRAM=<exe> [-DARGS=a|b|c] -DEXPECT_EXIT=<n>
 #         [-DEXPECT_LINES=prefix1|prefix2] [-DEXPECT_TEXT=text1|text2]
 #         [-DEXPECT_FILES=f1|f2] [-DFILE_TEXT=file=text|file=text]
+#         [-DFILE_NO_TEXT=file=text|file=text]
 #         [-DELF_ARM=object.o] [-DCLEAN_DIRS=d1|d2] -P run_and_check.cmake
 # ARGS: the program's arguments; a '%' stands for ';' (composite target
 #   strings), since ';' separates CMake list items.
@@ -10,6 +11,7 @@
 # EXPECT_TEXT: each text appears somewhere in the output.
 # EXPECT_FILES: each file exists after the run.
 # FILE_TEXT: each written file contains its text.
+# FILE_NO_TEXT: each file was written and does not contain its text.
 # ELF_ARM: the file is an ELF object for 32-bit ARM (e_machine 40).
 # CLEAN_DIRS: removed before the run, so a stale file cannot pass the check.
 # Unlike PASS_REGULAR_EXPRESSION this also checks the exit code, and it names
@@ -66,6 +68,22 @@ foreach(pair IN LISTS pairs)
   string(FIND "${content}" "${text}" at)
   if(at EQUAL -1)
     string(APPEND problems "'${file}' does not contain '${text}'\n")
+  endif()
+endforeach()
+string(REPLACE "|" ";" pairs "${FILE_NO_TEXT}")
+foreach(pair IN LISTS pairs)
+  string(FIND "${pair}" "=" eq)
+  string(SUBSTRING "${pair}" 0 ${eq} file)
+  math(EXPR from "${eq} + 1")
+  string(SUBSTRING "${pair}" ${from} -1 text)
+  if(NOT EXISTS "${file}")
+    string(APPEND problems "file '${file}' was not written\n")
+    continue()
+  endif()
+  file(READ "${file}" content)
+  string(FIND "${content}" "${text}" at)
+  if(NOT at EQUAL -1)
+    string(APPEND problems "'${file}' contains '${text}'\n")
   endif()
 endforeach()
 if(DEFINED ELF_ARM)

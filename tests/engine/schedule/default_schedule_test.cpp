@@ -44,7 +44,7 @@ bool hasInit(const PrimFuncRef& f) {
 
 TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
   auto f = matmulFunc(64, 96, 48);
-  auto g = transform::defaultSchedule(f, 2, 16);
+  auto g = transform::defaultSchedule(f, avx512Policy(2));
   ASSERT_FALSE(sameNode(f, g));
   EXPECT_GE(countLoops(g, ForKind::Parallel), 1);
   EXPECT_GE(countLoops(g, ForKind::Vectorized), 2); // update and init
@@ -67,7 +67,7 @@ TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
 TEST(DefaultSchedule, OddSizesStayCorrect) {
   for (auto [m, n, k] : {std::tuple{7, 13, 5}, std::tuple{1, 100, 3}, std::tuple{30, 1, 9}}) {
     auto f = matmulFunc(m, n, k);
-    auto g = transform::defaultSchedule(f, 2);
+    auto g = transform::defaultSchedule(f, hostPolicy(2));
     auto a = randomTensor({m, k}, 3), b = randomTensor({k, n}, 4);
     EXPECT_TRUE(close(run(g, {a, b}, {m, n}), matmulRef(a, b))) << m << "x" << n << "x" << k;
   }
@@ -80,7 +80,7 @@ TEST(DefaultSchedule, ElementwiseChainIsInlinedParallelAndVectorized) {
   auto U = te::topi::multiply(T, T, "U");
   auto R = te::topi::relu(U, "R");
   auto f = te::createPrimFunc({A, B, R});
-  auto g = transform::defaultSchedule(f, 2);
+  auto g = transform::defaultSchedule(f, hostPolicy(2));
   EXPECT_EQ(allBlocks(g).size(), 1u);
   EXPECT_EQ(countLoops(g, ForKind::Parallel), 1);
   EXPECT_EQ(countLoops(g, ForKind::Vectorized), 1);
@@ -100,7 +100,7 @@ TEST(DefaultSchedule, ConvolutionKeepsPaddingAndMatchesReference) {
   p.padding = {1, 1, 1, 1};
   auto Y = te::topi::relu(te::topi::conv2d(X, W, p, "conv"), "Y");
   auto f = te::createPrimFunc({X, W, Y});
-  auto g = transform::defaultSchedule(f, 2);
+  auto g = transform::defaultSchedule(f, hostPolicy(2));
   EXPECT_FALSE(hasInit(g));
   EXPECT_GE(countLoops(g, ForKind::Vectorized), 1);
   auto x = randomTensor({1, 3, 9, 9}, 7), w = randomTensor({8, 3, 3, 3}, 8);
@@ -127,7 +127,7 @@ TEST(DefaultSchedule, RowSumIsCorrect) {
   auto A = te::placeholder({intImm(6), intImm(33)}, DataType::Float32(), "A");
   auto S = te::topi::sum(A, {1}, false, "S");
   auto f = te::createPrimFunc({A, S});
-  auto g = transform::defaultSchedule(f, 2);
+  auto g = transform::defaultSchedule(f, hostPolicy(2));
   EXPECT_FALSE(hasInit(g));
   auto a = randomTensor({6, 33}, 9);
   unity::Tensor want(DataType::Float32(), {6});
@@ -143,9 +143,9 @@ TEST(DefaultSchedule, RowSumIsCorrect) {
 TEST(DefaultSchedule, TunedFunctionsAreLeftAlone) {
   auto f = matmulFunc(16, 16, 16);
   auto tuned = make<PrimFunc>(f->params, f->body, f->attrs.with("tuned", true));
-  EXPECT_TRUE(sameNode(transform::defaultSchedule(tuned, 2), tuned));
+  EXPECT_TRUE(sameNode(transform::defaultSchedule(tuned, hostPolicy(2)), tuned));
   auto m = makeModule({{"k", tuned}});
-  EXPECT_TRUE(sameNode(transform::defaultSchedule(m, 2), m));
+  EXPECT_TRUE(sameNode(transform::defaultSchedule(m, hostPolicy(2)), m));
 }
 
 TEST(DefaultSchedule, BuildAndRunMatchesUnscheduledBuild) {

@@ -129,9 +129,11 @@ TEST(DefaultScheduleTiles, WideConvolutionMatchesDirectReference) {
     EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << k.c << "x" << k.h;
     auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << k.c;
-    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+    EXPECT_TRUE(
+        close(run(transform::defaultSchedule(f, avx512Policy(2)), {x, w}, want.shape()), want))
         << "scheduled, 16 lanes " << k.c;
-    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 8), {x, w}, want.shape()), want))
+    EXPECT_TRUE(
+        close(run(transform::defaultSchedule(f, avx2Policy(2)), {x, w}, want.shape()), want))
         << "scheduled, 8 lanes " << k.c;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
   }
@@ -160,7 +162,8 @@ TEST(DefaultScheduleTiles, StridedWideConvolutionMatchesDirectReference) {
     EXPECT_TRUE(hasBlock(f, "pad_flat") && hasBlock(f, "conv_wide")) << what;
     auto [x, w, want] = convInputs(k, seed);
     EXPECT_TRUE(close(run(f, {x, w}, want.shape()), want)) << "interpreter " << what;
-    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+    EXPECT_TRUE(
+        close(run(transform::defaultSchedule(f, avx512Policy(2)), {x, w}, want.shape()), want))
         << "scheduled, 16 lanes " << what;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
   }
@@ -203,11 +206,12 @@ TEST(DefaultScheduleTiles, PointwiseAndSmallImageConvolutionsUseTheWideForm) {
     auto f = convFunc(k);
     EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.c;
     auto [x, w, want] = convInputs(k, seed);
-    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+    EXPECT_TRUE(
+        close(run(transform::defaultSchedule(f, avx512Policy(2)), {x, w}, want.shape()), want))
         << k.c;
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << k.c;
   }
-  auto g = transform::defaultSchedule(convFunc(cases[0]), 1, 16);
+  auto g = transform::defaultSchedule(convFunc(cases[0]), avx512Policy(1));
   size_t reduceLoops = 0;
   for (auto& l : loopsOf(g, "conv_wide"))
     reduceLoops += l->var->name.rfind("rc", 0) == 0;
@@ -227,7 +231,8 @@ TEST(DefaultScheduleTiles, PointwiseConvolutionReadsTheImageWithoutACopy) {
     EXPECT_TRUE(hasBlock(f, "conv_wide")) << k.h << "x" << k.w;
     EXPECT_FALSE(hasBlock(f, "pad_flat")) << k.h << "x" << k.w;
     auto [x, w, want] = convInputs(k, seed);
-    EXPECT_TRUE(close(run(transform::defaultSchedule(f, 2, 16), {x, w}, want.shape()), want))
+    EXPECT_TRUE(
+        close(run(transform::defaultSchedule(f, avx512Policy(2)), {x, w}, want.shape()), want))
         << "scheduled " << k.h << "x" << k.w;
     auto r = buildKernel(f, {}, 1);
     EXPECT_TRUE(close(r.executable->runTensors({x, w}).at(0), want))
@@ -248,7 +253,7 @@ TEST(DefaultScheduleTiles, PaddedImageCopyRunsAlongRows) {
       {{3, 15, 15, 8, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}}, 9},
       {{32, 12, 11, 8, 1, 1, {0, 0, 0, 0}, {1, 1}}, 11}};
   for (auto& [k, wq] : cases) {
-    auto g = transform::defaultSchedule(convFunc(k), 1, 16);
+    auto g = transform::defaultSchedule(convFunc(k), avx512Policy(1));
     auto loops = loopsOf(g, "pad_flat");
     ASSERT_FALSE(loops.empty());
     EXPECT_EQ(loops.back()->forKind, ForKind::Vectorized) << k.h << " s" << k.stride[0];
@@ -263,8 +268,8 @@ TEST(DefaultScheduleTiles, OneTileImageStaysParallelOverChannels) {
   // parallel loop one iteration long, so the channel tiles stay outermost
   // and parallel.
   ConvCase k{320, 7, 7, 64, 1, 1, {0, 0, 0, 0}, {1, 1}};
-  auto one = loopsOf(transform::defaultSchedule(convFunc(k), 1, 16), "conv_wide");
-  auto two = loopsOf(transform::defaultSchedule(convFunc(k), 2, 16), "conv_wide");
+  auto one = loopsOf(transform::defaultSchedule(convFunc(k), avx512Policy(1)), "conv_wide");
+  auto two = loopsOf(transform::defaultSchedule(convFunc(k), avx512Policy(2)), "conv_wide");
   auto parallelIters = [](const std::vector<Ref<For>>& loops) {
     int64_t n = 0;
     for (auto& l : loops)
@@ -289,7 +294,7 @@ TEST(DefaultScheduleTiles, ConvolutionRegisterTile) {
   // 4 channels x 3x3 = 36 products per output (wide form).
   ConvCase k{4, 14, 14, 16, 3, 3, {1, 1, 1, 1}, {1, 1}};
   auto f = convFunc(k);
-  auto g = transform::defaultSchedule(f, 1, 16);
+  auto g = transform::defaultSchedule(f, avx512Policy(1));
   auto loops = loopsOf(g, "conv_wide");
   ASSERT_GE(loops.size(), 5u);
   size_t n = loops.size();
@@ -319,14 +324,14 @@ TEST(DefaultScheduleTiles, MatmulTileFillsTheAccumulatorBudget) {
   // V = 48 (3 vectors) x U = 8 rows = 24 accumulators beats 64 x 4 = 16
   // (6 rows of 64 do not divide 128).
   auto f = matmulFunc(128, 768, 768);
-  auto inner = loopsOf(transform::defaultSchedule(f, 1, 16), "C");
+  auto inner = loopsOf(transform::defaultSchedule(f, avx512Policy(1)), "C");
   ASSERT_GE(inner.size(), 3u);
   EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);
   EXPECT_EQ(asConstInt(inner.back()->extent), 48);
   EXPECT_EQ(inner[inner.size() - 2]->forKind, ForKind::Unrolled);
   EXPECT_EQ(asConstInt(inner[inner.size() - 2]->extent), 8);
   // 8 lanes, 12 registers: 24 (3 vectors) x 4 rows.
-  inner = loopsOf(transform::defaultSchedule(f, 1, 8), "C");
+  inner = loopsOf(transform::defaultSchedule(f, avx2Policy(1)), "C");
   EXPECT_EQ(asConstInt(inner.back()->extent), 24);
   EXPECT_EQ(asConstInt(inner[inner.size() - 2]->extent), 4);
 
@@ -334,7 +339,7 @@ TEST(DefaultScheduleTiles, MatmulTileFillsTheAccumulatorBudget) {
   auto small = matmulFunc(16, 96, 20);
   auto a = randomTensor({16, 20}, 52), b = randomTensor({20, 96}, 53);
   for (int lanes : {16, 8}) {
-    auto g = transform::defaultSchedule(small, 1, lanes);
+    auto g = transform::defaultSchedule(small, lanes == 16 ? avx512Policy(1) : avx2Policy(1));
     EXPECT_EQ(countLoops(g, ForKind::Unrolled), 1) << lanes;
     EXPECT_TRUE(close(run(g, {a, b}, {16, 96}), matmulRef(a, b))) << lanes;
   }
@@ -350,7 +355,7 @@ TEST(DefaultScheduleTiles, WideConvolutionWithSymbolicBatch) {
   p.padding = k.pad;
   auto f = te::createPrimFunc({X, W, te::topi::conv2d(X, W, p, "conv")});
   ASSERT_TRUE(hasBlock(f, "conv_wide"));
-  auto g = transform::defaultSchedule(f, 2, 16);
+  auto g = transform::defaultSchedule(f, avx512Policy(2));
   auto w = randomTensor({k.o, k.c, 3, 3}, 60);
   for (int64_t batch : {1, 3}) {
     auto x = randomTensor({batch, k.c, k.h, k.w}, 61);
@@ -387,7 +392,7 @@ TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
     bool strided = k.stride[0] * k.stride[1] > 1;
     EXPECT_EQ(hasBlock(f, "pad_phase"), strided) << what;
     EXPECT_FALSE(hasBlock(f, "conv_wide")) << what;
-    auto g = transform::defaultSchedule(f, 2, 16);
+    auto g = transform::defaultSchedule(f, avx512Policy(2));
     // ... x (vectorized) | ry rx (unrolled): the taps summed per vector.
     auto loops = loopsOf(g, "conv");
     ASSERT_GE(loops.size(), 3u) << what;

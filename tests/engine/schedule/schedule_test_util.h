@@ -11,8 +11,27 @@
 #include "engine/te/interpreter.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
+#include "engine/transform/default_schedule.h"
 
 namespace unity::schedule::testing {
+
+/// The default schedule's policy for a target string: its numbers come
+/// from the target (a named CPU), not from the machine running the test.
+inline target::SchedulePolicy policyFor(const std::string& t) {
+  return transform::schedulePolicyFor(target::Target::parse(t));
+}
+/// 16 float32 lanes, 32 registers (24 accumulators).
+inline target::SchedulePolicy avx512Policy(int cores) {
+  return policyFor("llvm -mcpu=skylake-avx512 -num-cores=" + std::to_string(cores));
+}
+/// 8 lanes, 16 registers (12 accumulators).
+inline target::SchedulePolicy avx2Policy(int cores) {
+  return policyFor("llvm -mcpu=haswell -num-cores=" + std::to_string(cores));
+}
+/// This machine's vectors (for tests that only check results).
+inline target::SchedulePolicy hostPolicy(int cores) {
+  return policyFor("llvm -num-cores=" + std::to_string(cores));
+}
 
 inline unity::Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed) {
   unity::Tensor t(DataType::Float32(), std::move(shape));

@@ -149,7 +149,7 @@ TEST(DefaultScheduleSymbolic, MatmulWithSymbolicRowsGetsTheStaticTile) {
   // a tail nest), so 64 x 6 (24 accumulators, 10 loads per step) wins over
   // the 48 x 8 that M = 128 gets (24 accumulators, 11 loads).
   auto f = symbolicMatmul(768, 768);
-  auto g = transform::defaultSchedule(f, 1, 16);
+  auto g = transform::defaultSchedule(f, avx512Policy(1));
   EXPECT_FALSE(hasPredicate(g));
   auto inner = loopsOf(g, "C");
   ASSERT_GE(inner.size(), 3u);
@@ -162,7 +162,7 @@ TEST(DefaultScheduleSymbolic, MatmulWithSymbolicRowsGetsTheStaticTile) {
 
   // Values, with rows that are and are not multiples of the tile.
   auto small = symbolicMatmul(96, 20);
-  auto h = transform::defaultSchedule(small, 2, 16);
+  auto h = transform::defaultSchedule(small, avx512Policy(2));
   EXPECT_EQ(countLoops(h, ForKind::Unrolled), 1);
   EXPECT_FALSE(hasPredicate(h));
   auto b = randomTensor({20, 96}, 21);
@@ -179,7 +179,7 @@ TEST(DefaultScheduleSymbolic, AttentionScoresWithSymbolicRowsAndColumns) {
   // Both the output's last axis (x) and the rows (u) are symbolic: x splits
   // by 4 vectors, the rows by the tile's U, each leaving a tail.
   auto f = symbolicScores(2, 16);
-  auto g = transform::defaultSchedule(f, 1, 16);
+  auto g = transform::defaultSchedule(f, avx512Policy(1));
   EXPECT_FALSE(hasPredicate(g));
   auto inner = loopsOf(g, "S");
   EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);

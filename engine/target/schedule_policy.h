@@ -1,0 +1,96 @@
+#pragma once
+// SchedulePolicy: every number the default schedule
+// (engine/transform/default_schedule.cpp) decides with, as named plain data.
+// forMachine() derives it from a MachineModel; the defaults below are the
+// values for this project's reference machine (AVX-512, 2 cores) and the
+// reasons they were chosen. These knobs are the tuner's search dimensions:
+// the policy round-trips through JSON, and a build may override any subset
+// with the PassContext config "tir.schedule_policy" (a JSON object).
+#include <string>
+#include <vector>
+
+namespace unity::target {
+
+struct MachineModel;
+
+struct SchedulePolicy {
+  // --- parallel loops
+  /// Make the outer loops parallel at all. Off for machines without
+  /// threads (bare-metal Cortex-M): there is no runtime pool to run them.
+  bool parallelize = true;
+  /// Threads the parallel loops are sized for (the machine's cores).
+  int cores = 1;
+  /// The leading loops are fused until they count at least
+  /// parallelChunksPerCore * cores iterations: a few chunks per thread let
+  /// the pool balance uneven chunks without many tiny ones.
+  int parallelChunksPerCore = 4;
+
+  // --- vectorization and the register tile of reductions
+  /// Mark contiguous inner loops vectorized. Off when the machine has no
+  /// vector unit (lanes 1): the tile's columns are unrolled instead.
+  bool vectorize = true;
+  /// float32 lanes of one vector register (MachineModel::lanesF32): the
+  /// unit of the tile's columns.
+  int vectorLanes = 16;
+  /// The tile is at most this many vectors wide along the output's last
+  /// index (V = 1..maxTileVectors vectors, or all of a shorter loop); a
+  /// symbolic x is split by maxTileVectors * vectorLanes.
+  int maxTileVectors = 4;
+  /// Unrolled rows U tried for the tile, largest first (the first that
+  /// divides the row loop and fits the register budget wins for each V).
+  std::vector<int> tileRows = {8, 6, 4, 3, 2, 1};
+  /// Accumulator registers the U x V tile may hold: three quarters of the
+  /// vector registers (24 of AVX-512's 32, 12 of AVX2's 16), the rest is
+  /// left for the loaded row vectors and the broadcasts.
+  int accumulatorRegisters = 24;
+
+  // --- spatial (elementwise) loops
+  /// A long contiguous loop (extent > splitAbove, a multiple of
+  /// splitFactor) is split so the outer part can be fused into the
+  /// parallel loop and the vectorized inner part stays short. 0: never.
+  int splitAbove = 256;
+  int splitFactor = 64;
+  /// A flattened copy reading floormod(v, K) is split into rows of K when
+  /// K >= minFlatRowWidth: below that the row loop's overhead dominates.
+  int minFlatRowWidth = 8;
+
+  // --- reductions
+  /// A single reduce loop longer than reduceSplitAbove is cut into slices
+  /// (the first of reduceTileCandidates that divides it) whose outer loop
+  /// moves out of the row tile loop, so a slice of the reused input
+  /// (Kt x V floats, 32 KiB at 128 x 64) stays in L2 across all row tiles.
+  /// 0: never (machines without a cache).
+  int reduceSplitAbove = 128;
+  std::vector<int> reduceTileCandidates = {128, 96, 64, 192, 144, 32};
+  /// Several constant reduce loops (convolution taps) with no row tile go
+  /// inside the vectorized loop, fully unrolled, when they count at most
+  /// this many steps (a 7x7 window); larger windows stay loops.
+  int maxUnrolledTaps = 49;
+  /// Keep a padding producer (a Select) materialized when a reduction reads
+  /// it, instead of inlining the bounds test into every multiply-add.
+  bool keepPaddingProducers = true;
+
+  /// The parallel-loop target: parallelChunksPerCore * cores.
+  int parallelTarget() const { return parallelChunksPerCore * cores; }
+
+  /// The policy for a machine: lanes, register budget, cores, threads and
+  /// vector unit from the model; scalar machines get rows {4, 2, 1} (a
+  /// small unrolled tile: code size matters on microcontrollers); machines
+  /// without any cache get no reduction slicing. Everything else keeps the
+  /// defaults above.
+  static SchedulePolicy forMachine(const MachineModel& m);
+
+  /// {"parallelize": true, "cores": 2, ...}: every knob, by the names above
+  /// in snake_case.
+  std::string toJSON() const;
+  /// A full or partial JSON object: the named knobs replace this policy's;
+  /// an unknown name or a wrongly typed value is a unity::Error naming it.
+  SchedulePolicy withJSON(const std::string& json) const;
+  static SchedulePolicy fromJSON(const std::string& json) {
+    return SchedulePolicy{}.withJSON(json);
+  }
+
+  friend bool operator==(const SchedulePolicy&, const SchedulePolicy&) = default;
+};
+
+} // namespace unity::target
