@@ -28,6 +28,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -80,6 +81,12 @@ bool writeAll(int fd, const char* p, std::size_t n) {
   }
   dup2(errW, 2);
   if (job.run) {
+    // A crash is reported to the parent as the signal that ended the child.
+    // Runtimes that catch fatal signals themselves (a sanitizer's SEGV
+    // handler prints a report and exits 1) would turn it into an exit code,
+    // so the child puts the default dispositions back before the job runs.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+      std::signal(sig, SIG_DFL);
     // Stray prints to stdout join the stderr text: the payload pipe carries
     // the return value only.
     dup2(errW, 1);
