@@ -38,7 +38,8 @@ sources() {
 # grep_includes PATTERN: `file:line: text` for each matching #include in the
 # NUL-separated file list on stdin (no match is not an error).
 grep_includes() {
-  xargs -0 -r grep -HnE "^\s*#\s*include\s*[<\"]$1" || [ $? -eq 123 ]
+  { xargs -0 -r grep -HnE "^\s*#\s*include\s*[<\"]$1" || [ $? -eq 123 ]; } \
+    | sed -E 's/^([^:]*:[0-9]+):/\1: /'
 }
 
 failed=0
