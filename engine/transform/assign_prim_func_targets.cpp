@@ -6,11 +6,13 @@
 // functions that reference it (a graph function without "target" belongs to
 // the default sub-target). A PrimFunc that already carries "target" keeps it
 // (library kinds' graph_to_tir hooks set it); one that nobody references
-// goes to the default. A PrimFunc referenced from several sub-targets is
-// copied once per extra sub-target under a fresh name (its global_symbol
-// follows), and the references inside that sub-target's graph functions are
+// goes to the default. A PrimFunc referenced from several sub-targets stays
+// with the default one if that is among them (else the first by name) and
+// is copied once per other sub-target under a fresh name (its global_symbol
+// follows); the references inside that sub-target's graph functions are
 // renamed to the copy. The module attribute "target" (the composite target
 // string) names the sub-targets; without it the pass changes nothing.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -72,9 +74,14 @@ IRModule assignPrimFuncTargets(const IRModule& m) {
       ct.at(own); // throws for a sub-target the composite does not have
       continue;
     }
-    auto subs = users[name];
+    // The original stays with the default sub-target when that calls it
+    // (else the first in name order): the schedule passes tuned it for the
+    // sub-target of its callers the same way.
+    std::vector<std::string> subs(users[name].begin(), users[name].end());
     if (subs.empty())
-      subs.insert(ct.defaultName);
+      subs.push_back(ct.defaultName);
+    if (auto d = std::find(subs.begin(), subs.end(), ct.defaultName); d != subs.end())
+      std::rotate(subs.begin(), d, d + 1);
     bool first = true;
     for (auto& sub : subs) {
       if (first) {

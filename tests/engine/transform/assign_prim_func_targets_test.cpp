@@ -72,19 +72,33 @@ std::vector<std::string> callees(const IRModule& m, const std::string& fn) {
 TEST(AssignPrimFuncTargets, ASharedFunctionIsCopiedForTheSecondSubTarget) {
   IRModule m = withTarget(text::parseModule(kShared), "cpu: llvm; compat: c");
   IRModule out = transform::assignPrimFuncTargets(m);
-  // The sub-targets are taken in name order: the original goes to the first
-  // (compat), a copy named after the function and the sub-target to cpu.
-  EXPECT_EQ(targetOf(out, "relu"), "compat");
-  ASSERT_NE(out->lookup("relu_cpu"), nullptr);
-  EXPECT_EQ(targetOf(out, "relu_cpu"), "cpu");
-  EXPECT_EQ(as<PrimFunc>(out->lookup("relu_cpu"))->attrs.getString("global_symbol"), "relu_cpu");
+  // The default sub-target keeps the original; compat gets a copy named
+  // after the function and the sub-target.
+  EXPECT_EQ(targetOf(out, "relu"), "cpu");
+  ASSERT_NE(out->lookup("relu_compat"), nullptr);
+  EXPECT_EQ(targetOf(out, "relu_compat"), "compat");
+  EXPECT_EQ(as<PrimFunc>(out->lookup("relu_compat"))->attrs.getString("global_symbol"),
+            "relu_compat");
   // Each graph function calls the copy of its own sub-target.
-  EXPECT_EQ(callees(out, "main"), std::vector<std::string>{"relu_cpu"});
-  EXPECT_EQ(callees(out, "main_compat"), std::vector<std::string>{"relu"});
+  EXPECT_EQ(callees(out, "main"), std::vector<std::string>{"relu"});
+  EXPECT_EQ(callees(out, "main_compat"), std::vector<std::string>{"relu_compat"});
   // Nobody calls `unused`: the default sub-target takes it.
   EXPECT_EQ(targetOf(out, "unused"), "cpu");
   // Running it again changes nothing: every function already has its target.
   EXPECT_TRUE(structuralEqual(transform::assignPrimFuncTargets(out), out));
+}
+
+TEST(AssignPrimFuncTargets, WithoutTheDefaultTheFirstSubTargetByNameKeepsTheOriginal) {
+  // Both callers on non-default sub-targets: "b_part" < "compat".
+  IRModule m = text::parseModule(kShared);
+  auto* main = as<Function>(m->lookup("main"));
+  m = withFunction(m, "main",
+                   make<Function>(main->params, main->body, main->retSInfo,
+                                  main->attrs.with("target", "b_part"), main->pure));
+  IRModule out = transform::assignPrimFuncTargets(withTarget(m, "cpu: llvm; compat: c; b_part: c"));
+  EXPECT_EQ(targetOf(out, "relu"), "b_part");
+  EXPECT_EQ(targetOf(out, "relu_compat"), "compat");
+  EXPECT_EQ(callees(out, "main_compat"), std::vector<std::string>{"relu_compat"});
 }
 
 TEST(AssignPrimFuncTargets, TheDefaultSubTargetCanBeAnyOne) {
@@ -125,5 +139,5 @@ TEST(AssignPrimFuncTargets, IsARegisteredPass) {
   ASSERT_NE(e, nullptr);
   IRModule m = withTarget(text::parseModule(kShared), "cpu: llvm; compat: c");
   IRModule out = (*e->create())(m);
-  EXPECT_EQ(targetOf(out, "relu_cpu"), "cpu");
+  EXPECT_EQ(targetOf(out, "relu_compat"), "compat");
 }
