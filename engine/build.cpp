@@ -1,20 +1,22 @@
+// The build driver: build() is the list of steps documented in build.h, each
+// step a small function below. Nothing here knows a target kind by name:
+// kinds act only through their hooks (transform::findKindHooks).
 #include "engine/build.h"
 
 #include <chrono>
-
 #include <map>
-#include <set>
 
-#include "engine/ir/functor.h"
-#include "engine/runtime/thread_pool.h"
+#include "engine/codegen/codegen.h"
+#include "engine/runtime/composite_module.h"
 #include "engine/support/error.h"
-#include "engine/target/target_hooks.h"
 #include "engine/transform/partition.h"
 #include "engine/transform/registry.h"
+#include "engine/transform/target_hooks.h"
 
 namespace unity {
 
 namespace {
+
 /// Reports each pass to a callback (progress bars).
 struct ProgressInstrument : transform::PassInstrument {
   std::function<void(const std::string&, int)> fn;
@@ -26,124 +28,205 @@ struct ProgressInstrument : transform::PassInstrument {
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
-/// Serves kernels from the module of the sub-target owning them; kernels of
-/// compile-only parts are known (function()) but refuse lookup().
-class CompositeModule : public codegen::CompiledModule {
-public:
-  struct Part {
-    std::string name, target;
-    std::shared_ptr<const codegen::CompiledModule> compiled; // null: compile-only
-  };
-  void add(const std::string& fn, ir::PrimFuncRef f, const Part& p) {
-    owner_[fn] = {p, std::move(f)};
-    order_.push_back(fn);
-  }
-  KernelFn lookup(const std::string& name) const override {
-    auto& [part, f] = at(name);
-    if (!part.compiled)
-      throw Error("kernel '" + name + "' belongs to sub-target '" + part.name + "' (" +
-                  part.target + "), which is compile-only: it cannot run on this machine");
-    return part.compiled->lookup(name);
-  }
-  ir::PrimFuncRef function(const std::string& name) const override {
-    auto it = owner_.find(name);
-    if (it == owner_.end())
-      return {};
-    auto& [part, f] = it->second;
-    return part.compiled ? part.compiled->function(name) : f;
-  }
-  std::vector<std::string> names() const override { return order_; }
-  std::string llvmIR() const override { return {}; }
-  std::string assembly() const override { return {}; }
-  std::vector<char> object() const override { return {}; }
 
-private:
-  const std::pair<Part, ir::PrimFuncRef>& at(const std::string& name) const {
-    auto it = owner_.find(name);
-    if (it == owner_.end())
-      throw Error("no kernel '" + name + "' in any sub-target");
-    return it->second;
-  }
-  std::map<std::string, std::pair<Part, ir::PrimFuncRef>> owner_;
-  std::vector<std::string> order_;
+/// The target of a build, always as a composite (a plain target is one
+/// sub-target named after its kind).
+struct BuildTarget {
+  target::CompositeTarget ct;
+  bool composite = false; // written as a composite, or assignments given
+  std::string attr;       // the module attribute "target"
 };
 
-/// Renames GlobalVar references per `names`.
-struct GlobalRenamer : ir::ExprMutator {
-  std::map<std::string, std::string> names;
-  ir::Expr visitLeaf(const ir::Expr& self) override {
-    if (auto* gv = ir::as<ir::GlobalVar>(self))
-      if (auto it = names.find(gv->name); it != names.end())
-        return ir::make<ir::GlobalVar>(it->second, gv->sinfo);
-    return self;
-  }
-};
+BuildTarget resolveTarget(const BuildOptions& opts) {
+  BuildTarget bt;
+  bt.ct = target::CompositeTarget::parse(opts.target);
+  bt.composite = target::isCompositeTargetString(opts.target) || !opts.assignments.empty();
+  bt.attr = bt.composite ? bt.ct.str() : bt.ct.defaultTarget().str();
+  return bt;
+}
 
-/// Gives each PrimFunc a "target" attribute: its own, else the sub-target of
-/// the graph functions calling it (default when none); a function called
-/// from several sub-targets is copied per extra sub-target and the calls of
-/// those sub-targets renamed to the copy.
-ir::IRModule assignPrimFuncTargets(const ir::IRModule& m, const target::CompositeTarget& ct) {
-  std::map<std::string, std::set<std::string>> users; // primfunc -> sub-targets
-  for (auto& [name, f] : m->functions) {
-    auto* fn = ir::as<ir::Function>(f);
-    if (!fn)
-      continue;
-    std::string sub = fn->attrs.getString("target", ct.defaultName);
-    ir::postOrderVisit(fn->body, [&](const ir::Expr& e) {
-      if (auto* gv = ir::as<ir::GlobalVar>(e); gv && ir::isa<ir::PrimFunc>(m->lookup(gv->name)))
-        users[gv->name].insert(sub);
-    });
+std::string quotedList(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i ? ", '" : "'") + names[i] + "'";
+  return s;
+}
+
+/// Every assignment must name a sub-target of the build's target.
+void checkAssignments(const BuildOptions& opts, const target::CompositeTarget& ct) {
+  std::vector<std::string> unknown;
+  for (auto& [name, sub] : opts.assignments)
+    if (!ct.find(sub))
+      unknown.push_back("'" + sub + "' (for '" + name + "')");
+  if (unknown.empty())
+    return;
+  std::string list;
+  for (size_t i = 0; i < unknown.size(); ++i)
+    list += (i ? ", " : "") + unknown[i];
+  std::string where = opts.assignmentsSource.empty() ? "" : opts.assignmentsSource + ": ";
+  throw Error(where + "unknown sub-target " + list + "; the target '" + ct.str() + "' has " +
+              quotedList(ct.names()));
+}
+
+/// The context every pass of the build runs under: options, recording,
+/// progress, cancellation.
+void configureContext(transform::PassContext& ctx, const BuildOptions& opts,
+                      const std::shared_ptr<transform::RecordingInstrument>& rec) {
+  ctx.optLevel = opts.optLevel;
+  ctx.config = opts.config;
+  ctx.cancel = opts.cancel;
+  for (auto& d : opts.disabledPasses)
+    ctx.disabled.insert(d);
+  if (rec)
+    ctx.instruments.push_back(rec);
+  if (opts.onPass) {
+    auto p = std::make_shared<ProgressInstrument>();
+    p->fn = opts.onPass;
+    ctx.instruments.push_back(p);
   }
-  ir::IRModule out = m;
-  std::map<std::string, GlobalRenamer> renames; // per sub-target
-  for (auto& [name, f] : m->functions) {
-    auto* pf = ir::as<ir::PrimFunc>(f);
-    if (!pf)
-      continue;
-    std::string own = pf->attrs.getString("target");
-    if (!own.empty()) {
-      ct.at(own);
-      continue;
+}
+
+/// The named pipeline, or the explicit pass list.
+transform::PassRef pipelineOf(const BuildOptions& opts) {
+  if (!opts.passes.empty())
+    return transform::makePipeline("custom", opts.passes);
+  const transform::PipelineEntry* pe = transform::findPipeline(opts.pipeline);
+  if (!pe) {
+    std::string list;
+    for (auto* p : transform::allPipelines())
+      list += (list.empty() ? "" : ", ") + p->name;
+    throw Error("unknown pipeline '" + opts.pipeline + "' (known: " + list + ")");
+  }
+  return transform::makePipeline(pe->name, pe->passes);
+}
+
+const transform::TargetKindHooks* hooksOf(const std::string& sub, const target::Target& t) {
+  const transform::TargetKindHooks* hooks = transform::findKindHooks(t.kind);
+  if (!hooks || !hooks->tirToRuntime)
+    throw Error("target kind '" + t.kind + "' of sub-target '" + sub +
+                "' has no tir_to_runtime hook");
+  return hooks;
+}
+
+/// Steps 3-5: the passes after the assignments. A plain build is the
+/// pipeline alone: with one sub-target every function already belongs to it.
+transform::PassRef lowering(const BuildTarget& bt, transform::PassRef pipeline) {
+  if (!bt.composite)
+    return pipeline;
+  // Claims need struct info on every binding: normalize first (a loaded,
+  // unnormalized module would otherwise lose claims silently).
+  std::vector<transform::PassRef> passes{transform::findPass("Normalize")->create(),
+                                         transform::assignTargetsPass(),
+                                         transform::partitionByTargetPass()};
+  for (auto& [sub, t] : bt.ct.targets)
+    if (auto* hooks = transform::findKindHooks(t.kind); hooks && hooks->graphToTir)
+      passes.push_back(hooks->graphToTir(t, sub));
+  passes.push_back(std::move(pipeline));
+  passes.push_back(transform::assignPrimFuncTargetsPass());
+  return transform::sequential("composite", std::move(passes));
+}
+
+/// Steps 2-5 under one recording context; fills r.lowered and r.records.
+void runPasses(BuildResult& r, const BuildTarget& bt, const BuildOptions& opts) {
+  transform::PassRef pipeline = pipelineOf(opts); // unknown names fail before anything runs
+  std::shared_ptr<transform::RecordingInstrument> rec;
+  if (opts.record)
+    rec = std::make_shared<transform::RecordingInstrument>();
+  transform::PassContext ctx;
+  configureContext(ctx, opts, rec);
+
+  auto t0 = std::chrono::steady_clock::now();
+  ir::IRModule m = ir::withAttrs(r.input, r.input->attrs.with("target", bt.attr));
+  {
+    transform::PassContext::Scope scope(ctx);
+    if (!opts.assignments.empty())
+      m = (*transform::annotateByNamePass(opts.assignments, opts.assignmentsSource))(m, ctx);
+    r.lowered = (*lowering(bt, std::move(pipeline)))(m, ctx);
+  }
+  r.passesMs = msSince(t0);
+  if (rec)
+    r.records = rec->records();
+}
+
+/// The tensor functions of each sub-target: a PrimFunc's "target" attribute
+/// names its sub-target (AssignPrimFuncTargets set it in composite builds);
+/// without one, or naming no sub-target of this target, the default.
+std::map<std::string, runtime::NamedPrimFuncs> functionsBySubTarget(const ir::IRModule& m,
+                                                                    const BuildTarget& bt) {
+  std::map<std::string, runtime::NamedPrimFuncs> out;
+  for (auto& [name, f] : m->functions)
+    if (auto pf = ir::cast<ir::PrimFunc>(f)) {
+      std::string sub = pf->attrs.getString("target", bt.ct.defaultName);
+      out[bt.ct.find(sub) ? sub : bt.ct.defaultName].emplace_back(name, pf);
     }
-    auto subs = users[name];
-    if (subs.empty())
-      subs.insert(ct.defaultName);
-    bool first = true;
-    for (auto& sub : subs) {
-      if (first) {
-        out = ir::withFunction(
-            out, name, ir::make<ir::PrimFunc>(pf->params, pf->body, pf->attrs.with("target", sub)));
-        first = false;
-        continue;
-      }
-      std::string copy = ir::freshFunctionName(out, name + "_" + sub);
-      out = ir::withFunction(
-          out, copy,
-          ir::make<ir::PrimFunc>(pf->params, pf->body,
-                                 pf->attrs.with("target", sub).with("global_symbol", copy)));
-      renames[sub].names[name] = copy;
-    }
-  }
-  for (auto& [name, f] : out->functions) {
-    auto* fn = ir::as<ir::Function>(f);
-    if (!fn)
-      continue;
-    auto it = renames.find(fn->attrs.getString("target", ct.defaultName));
-    if (it == renames.end())
-      continue;
-    ir::Expr body = it->second.mutate(fn->body);
-    if (!ir::sameNode(body, fn->body))
-      out = ir::withFunction(
-          out, name, ir::make<ir::Function>(fn->params, body, fn->retSInfo, fn->attrs, fn->pure));
-  }
   return out;
+}
+
+SubTargetArtifacts describePart(const std::string& sub, const target::Target& t,
+                                const transform::RuntimeModule& rm) {
+  SubTargetArtifacts part;
+  part.name = sub;
+  part.target = t.str();
+  part.functions = rm.functions;
+  part.compileOnly = !rm.compiled;
+  part.cSource = rm.artifacts.cSource;
+  part.llvmIR = rm.artifacts.llvmIR;
+  // A host module makes its IR on demand; a composite build reports it.
+  if (part.llvmIR.empty() && rm.compiled)
+    part.llvmIR = rm.compiled->llvmIR();
+  part.assembly = rm.artifacts.assembly;
+  part.object = rm.artifacts.object;
+  part.note = rm.note;
+  return part;
+}
+
+/// Step 6: each sub-target's tir_to_runtime hook on the functions it owns,
+/// then the module the executable calls.
+void generateCode(BuildResult& r, const BuildTarget& bt) {
+  codegen::registerCodegenKindHooks();
+  auto t0 = std::chrono::steady_clock::now();
+  const auto owned = functionsBySubTarget(r.lowered, bt);
+  auto dispatch = std::make_shared<runtime::CompositeModule>();
+  std::shared_ptr<const runtime::CompiledModule> single; // a plain build's own module
+  for (auto& [sub, t] : bt.ct.targets) {
+    const transform::TargetKindHooks* hooks = hooksOf(sub, t);
+    auto it = owned.find(sub);
+    if (it == owned.end()) {
+      SubTargetArtifacts part;
+      part.name = sub;
+      part.target = t.str();
+      part.compileOnly = !t.isHost();
+      if (bt.composite)
+        r.parts.push_back(std::move(part));
+      continue;
+    }
+    const runtime::NamedPrimFuncs& funcs = it->second;
+    transform::RuntimeModule rm = hooks->tirToRuntime(funcs, t);
+    runtime::CompositeModule::Part p{sub, t.str(), rm.compiled};
+    for (auto& [name, pf] : funcs)
+      dispatch->add(name, pf, p);
+    if (bt.composite) {
+      r.parts.push_back(describePart(sub, t, rm));
+    } else {
+      single = rm.compiled;
+      r.artifacts = rm.artifacts;
+    }
+  }
+  if (bt.composite)
+    r.compiled = dispatch;
+  else if (single)
+    r.compiled = single;
+  else if (owned.empty() && r.target.isHost())
+    r.compiled = dispatch; // nothing to compile: an empty module still runs the graph
+  if (r.compiled)
+    r.executable = std::make_shared<runtime::Executable>(r.lowered, r.compiled);
+  r.codegenMs = msSince(t0);
 }
 
 } // namespace
 
-codegen::NamedPrimFuncs primFuncsOf(const ir::IRModule& m) {
-  codegen::NamedPrimFuncs out;
+runtime::NamedPrimFuncs primFuncsOf(const ir::IRModule& m) {
+  runtime::NamedPrimFuncs out;
   for (auto& [name, f] : m->functions)
     if (auto pf = ir::cast<ir::PrimFunc>(f); pf && !pf->attrs.has("library_kernel"))
       out.emplace_back(name, pf);
@@ -153,132 +236,14 @@ codegen::NamedPrimFuncs primFuncsOf(const ir::IRModule& m) {
 BuildResult build(const ir::IRModule& m, const BuildOptions& opts) {
   BuildResult r;
   r.input = m;
-  bool composite = target::isCompositeTargetString(opts.target);
-  if (!composite)
-    composite = target::Target::parse(opts.target).kind != "llvm";
-  target::CompositeTarget ct;
-  if (composite) {
-    ct = target::CompositeTarget::parse(opts.target);
-    r.composite = ct.str();
-    r.target = ct.defaultTarget();
-  } else {
-    r.target = target::Target::parse(opts.target);
-  }
-
-  transform::PassContext ctx;
-  ctx.optLevel = opts.optLevel;
-  ctx.config = opts.config;
-  ctx.cancel = opts.cancel;
-  for (auto& d : opts.disabledPasses)
-    ctx.disabled.insert(d);
-  std::shared_ptr<transform::RecordingInstrument> rec;
-  if (opts.record) {
-    rec = std::make_shared<transform::RecordingInstrument>();
-    ctx.instruments.push_back(rec);
-  }
-  if (opts.onPass) {
-    auto p = std::make_shared<ProgressInstrument>();
-    p->fn = opts.onPass;
-    ctx.instruments.push_back(p);
-  }
-  transform::PassRef pipeline;
-  if (!opts.passes.empty()) {
-    pipeline = transform::makePipeline("custom", opts.passes);
-  } else {
-    const transform::PipelineEntry* pe = transform::findPipeline(opts.pipeline);
-    if (!pe) {
-      std::string known;
-      for (auto* p : transform::allPipelines())
-        known += (known.empty() ? "" : ", ") + p->name;
-      throw Error("unknown pipeline '" + opts.pipeline + "' (known: " + known + ")");
-    }
-    pipeline = transform::makePipeline(pe->name, pe->passes);
-  }
-  ir::IRModule start = m;
-  if (composite) {
-    start = ir::withAttrs(m, m->attrs.with("target", r.composite));
-    // Claims need struct info on every binding: normalize first (a loaded,
-    // unnormalized module would otherwise lose claims silently).
-    std::vector<transform::PassRef> pre{transform::findPass("Normalize")->create(),
-                                        transform::assignTargetsPass(),
-                                        transform::partitionByTargetPass()};
-    for (auto& [sub, t] : ct.targets) {
-      auto* kind = target::findTargetKind(t.kind);
-      if (kind && kind->hooks && kind->hooks->graphToTir)
-        pre.push_back(kind->hooks->graphToTir(t, sub));
-    }
-    pre.push_back(pipeline);
-    pipeline = transform::sequential("composite", pre);
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  {
-    transform::PassContext::Scope scope(ctx);
-    r.lowered = (*pipeline)(start, ctx);
-  }
-  r.passesMs = msSince(t0);
-  if (rec)
-    r.records = rec->records();
-  if (!opts.codegen)
-    return r;
-
-  if (composite) {
-    r.lowered = assignPrimFuncTargets(r.lowered, ct);
-    t0 = std::chrono::steady_clock::now();
-    auto cm = std::make_shared<CompositeModule>();
-    for (auto& [sub, t] : ct.targets) {
-      codegen::NamedPrimFuncs funcs;
-      for (auto& [name, f] : r.lowered->functions)
-        if (auto pf = ir::cast<ir::PrimFunc>(f); pf && pf->attrs.getString("target") == sub)
-          funcs.emplace_back(name, pf);
-      SubTargetArtifacts part;
-      part.name = sub;
-      part.target = t.str();
-      part.compileOnly = !t.isHost(); // also reported for a part that got no functions
-      auto* kind = target::findTargetKind(t.kind);
-      if (!kind || !kind->hooks || !kind->hooks->tirToRuntime)
-        throw Error("target kind '" + t.kind + "' of sub-target '" + sub +
-                    "' has no tir_to_runtime hook");
-      if (!funcs.empty()) {
-        // The engine's pool runs generated kernels; a library sub-target's
-        // -num-cores goes to its library instead (library_kernels.cpp).
-        if (t.isHost() && !kind->hooks->graphToTir)
-          runtime::ThreadPool::setNumThreads(t.numCores());
-        target::RuntimeModule rm = kind->hooks->tirToRuntime(funcs, t);
-        part.functions = rm.functions;
-        part.compileOnly = !rm.compiled;
-        part.cSource = rm.cSource;
-        part.llvmIR = rm.artifacts.llvmIR;
-        part.assembly = rm.artifacts.assembly;
-        part.object = rm.artifacts.object;
-        part.note = rm.note;
-        CompositeModule::Part p{sub, t.str(), rm.compiled};
-        for (auto& [name, pf] : funcs)
-          cm->add(name, pf, p);
-      }
-      r.parts.push_back(std::move(part));
-    }
-    r.compiled = cm;
-    r.executable = std::make_shared<runtime::Executable>(r.lowered, cm);
-    r.codegenMs = msSince(t0);
-    return r;
-  }
-
-  codegen::CodegenOptions co;
-  co.triple = r.target.get("mtriple");
-  co.cpu = r.target.get("mcpu", co.triple.empty() ? "native" : "");
-  co.features = r.target.get("mattr");
-  co.optLevel = r.target.getInt("opt-level", 3);
-  co.fastMath = r.target.getBool("fast-math", false);
-  auto funcs = primFuncsOf(r.lowered);
-  t0 = std::chrono::steady_clock::now();
-  if (r.target.isHost()) {
-    runtime::ThreadPool::setNumThreads(r.target.numCores());
-    r.compiled = codegen::compileForHost(funcs, co);
-    r.executable = std::make_shared<runtime::Executable>(r.lowered, r.compiled);
-  } else {
-    r.artifacts = codegen::emitForTarget(funcs, co);
-  }
-  r.codegenMs = msSince(t0);
+  BuildTarget bt = resolveTarget(opts);
+  r.target = bt.ct.defaultTarget();
+  if (bt.composite)
+    r.composite = bt.ct.str();
+  checkAssignments(opts, bt.ct);
+  runPasses(r, bt, opts);
+  if (opts.codegen)
+    generateCode(r, bt);
   return r;
 }
 

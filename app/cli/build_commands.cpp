@@ -62,19 +62,17 @@ std::vector<std::string> splitComma(const std::string& s) {
 }
 
 /// The module and build options of a build/run command line: the target
-/// resolved (a .json file read), the --assign annotations applied.
+/// resolved (a .json file read), the --assign file read (build() applies it).
 std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) {
   unity::BuildOptions o;
   o.target = resolveTargetOption(a.target);
   o.pipeline = a.pipeline;
   o.passes = splitComma(a.passes);
-  std::vector<Assignment> assignments;
-  if (!a.assign.empty())
-    assignments = readAssignFile(a.assign); // file errors before the model loads
-  unity::ir::IRModule m = unity::frontend::loadModel(a.file);
-  if (!a.assign.empty())
-    m = applyAssignments(m, o.target, assignments, a.assign);
-  return {m, o};
+  if (!a.assign.empty()) {
+    o.assignments = readAssignFile(a.assign); // file errors before the model loads
+    o.assignmentsSource = a.assign;
+  }
+  return {unity::frontend::loadModel(a.file), o};
 }
 
 unity::BuildResult buildFrom(const BuildArgs& a) {
@@ -161,20 +159,23 @@ void emitArtifacts(const unity::BuildResult& r, const fs::path& dir) {
     writeFile(dir / "lowered.uir", unity::text::printModule(r.lowered));
     return;
   }
-  std::string ir, asmText;
-  std::vector<char> obj;
+  // Plain build: the target's files at the top. A host module makes its IR,
+  // assembly and object on demand; a cross target emitted them already.
+  std::string c = r.artifacts.cSource, ir = r.artifacts.llvmIR, asmText = r.artifacts.assembly;
+  std::vector<char> obj = r.artifacts.object;
   if (r.compiled) {
     ir = r.compiled->llvmIR();
     asmText = r.compiled->assembly();
     obj = r.compiled->object();
-  } else {
-    ir = r.artifacts.llvmIR;
-    asmText = r.artifacts.assembly;
-    obj = r.artifacts.object;
   }
-  writeFile(dir / "module.ll", ir);
-  writeFile(dir / "module.s", asmText);
-  writeFile(dir / "module.o", std::string(obj.begin(), obj.end()));
+  auto put = [&](const std::string& file, const std::string& data) {
+    if (!data.empty())
+      writeFile(dir / file, data);
+  };
+  put("module.c", c);
+  put("module.ll", ir);
+  put("module.s", asmText);
+  put("module.o", std::string(obj.begin(), obj.end()));
   writeFile(dir / "lowered.uir", unity::text::printModule(r.lowered));
 }
 

@@ -9,7 +9,6 @@
 
 #include "engine/support/error.h"
 #include "engine/target/target.h"
-#include "engine/transform/partition.h"
 
 namespace lowerscope::cli {
 
@@ -38,13 +37,6 @@ std::string parseMessage(const std::exception& e) {
   if (auto at = msg.find("] "); msg.rfind("[json.exception", 0) == 0 && at != std::string::npos)
     msg = msg.substr(at + 2);
   return msg;
-}
-
-std::string quoted(const std::vector<std::string>& names) {
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i)
-    s += (i ? ", '" : "'") + names[i] + "'";
-  return s;
 }
 
 } // namespace
@@ -110,29 +102,6 @@ std::vector<Assignment> readAssignFile(const std::string& path) {
     throw Error(path + ": " + shape + ", got " + std::string(j.type_name()));
   }
   return out;
-}
-
-unity::ir::IRModule applyAssignments(const unity::ir::IRModule& m, std::string& target,
-                                     const std::vector<Assignment>& assignments,
-                                     const std::string& source) {
-  unity::target::CompositeTarget ct = unity::target::CompositeTarget::parse(target);
-  std::vector<std::string> unknown;
-  for (auto& [name, sub] : assignments)
-    if (!ct.find(sub))
-      unknown.push_back("'" + sub + "' (for '" + name + "')");
-  if (!unknown.empty()) {
-    std::string list;
-    for (size_t i = 0; i < unknown.size(); ++i)
-      list += (i ? ", " : "") + unknown[i];
-    throw Error(source + ": unknown sub-target " + list + "; the target '" + ct.str() + "' has " +
-                quoted(ct.names()));
-  }
-  target = ct.str();
-  try {
-    return unity::transform::annotateByName(m, assignments);
-  } catch (const Error& e) {
-    throw Error(source + ": " + e.message());
-  }
 }
 
 } // namespace lowerscope::cli

@@ -6,8 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ir/module.h"
-
 namespace lowerscope::cli {
 
 /// The value of --target as a target string: a path to an existing file
@@ -23,18 +21,9 @@ using Assignment = std::pair<std::string, std::string>;
 ///   {"Conv_0": "dnnl", "Gemm_5": "compat"}               (name -> sub-target)
 ///   [{"target": "dnnl", "nodes": ["Conv_0", "Conv_2"]}, ...]  (grouped)
 /// Entries are applied in file order (a later one wins for a binding that
-/// two names reach). Throws unity::Error naming the file and the cause
-/// (unreadable, invalid JSON with line and column, wrong shape).
+/// two names reach); they go to BuildOptions::assignments, and build()
+/// checks the names and applies them (AnnotateTarget). Throws unity::Error naming the file and the
+/// cause (unreadable, invalid JSON with line and column, wrong shape).
 std::vector<Assignment> readAssignFile(const std::string& path);
-
-/// Applies assignments to a module built for `target` (a composite or plain
-/// target string): every sub-target must exist (all unknown ones are listed
-/// with the known names), every name must match a binding or source-model
-/// node (all unknown ones are listed). Returns the annotated module;
-/// `target` is rewritten to its composite form, so that build() partitions
-/// even for a single plain target ("llvm" -> "llvm: llvm").
-unity::ir::IRModule applyAssignments(const unity::ir::IRModule& m, std::string& target,
-                                     const std::vector<Assignment>& assignments,
-                                     const std::string& source);
 
 } // namespace lowerscope::cli

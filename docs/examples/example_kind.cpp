@@ -11,27 +11,27 @@
 
 #include "engine/runtime/library_kernels.h"
 #include "engine/target/target.h"
-#include "engine/target/target_hooks.h"
 #include "engine/transform/byoc_library.h"
+#include "engine/transform/target_hooks.h"
 
-namespace unity::target {
+namespace unity::transform {
 
 namespace {
 
 /// in (any shape), params [numel], out: out = max(in, 0).
 int32_t exampleRelu(void** args, int64_t*, int32_t nargs) {
   if (nargs != 3)
-    return codegen::kKernelBadArgCount;
+    return runtime::kKernelBadArgCount;
   const float* in = static_cast<const float*>(args[0]);
   int64_t n = static_cast<const int64_t*>(args[1])[0];
   float* out = static_cast<float*>(args[2]);
   for (int64_t i = 0; i < n; ++i)
     out[i] = std::max(in[i], 0.0f);
-  return codegen::kKernelOk;
+  return runtime::kKernelOk;
 }
 
-const transform::LibraryPattern& examplePattern() {
-  static const transform::LibraryPattern p{
+const LibraryPattern& examplePattern() {
+  static const LibraryPattern p{
       "example_relu",
       [](const ir::Call* c) {
         auto* op = ir::as<ir::OpRef>(c->op);
@@ -57,25 +57,24 @@ const transform::LibraryPattern& examplePattern() {
 } // namespace
 
 const TargetKindHooks& exampleReluKindHooks() {
-  static const TargetKindHooks h{[](const Target&, const std::string& sub) {
+  static const TargetKindHooks h{[](const target::Target&, const std::string& sub) {
                                    runtime::registerLibraryKernel("example.relu", &exampleRelu);
-                                   return transform::libraryGraphToTirPass(examplePattern(), sub);
+                                   return libraryGraphToTirPass(examplePattern(), sub);
                                  },
                                  [](const ir::BindingBlock& b, const UseCounts& u) {
-                                   return transform::claimChains(examplePattern(), b, u);
+                                   return claimChains(examplePattern(), b, u);
                                  },
-                                 [](const codegen::NamedPrimFuncs& funcs, const Target& t) {
+                                 [](const runtime::NamedPrimFuncs& funcs, const target::Target& t) {
                                    runtime::registerLibraryKernel("example.relu", &exampleRelu);
-                                   return transform::libraryRuntime(funcs, t);
+                                   return libraryRuntime(funcs, t);
                                  }};
   return h;
 }
 
 void registerExampleReluKind() {
-  registerTargetKind({"example_relu",
-                      {},
-                      "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel",
-                      &exampleReluKindHooks()});
+  target::registerTargetKind(
+      {"example_relu", {}, "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel"});
+  registerKindHooks("example_relu", exampleReluKindHooks());
 }
 
-} // namespace unity::target
+} // namespace unity::transform

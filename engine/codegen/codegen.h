@@ -1,5 +1,7 @@
 #pragma once
 // Native code generation for lowered tensor-level functions (LLVM-free API).
+// The modules it returns implement runtime::CompiledModule
+// (engine/runtime/module.h).
 //
 // A set of PrimFuncs becomes one LLVM module in which every function is a
 // kernel with the packed calling convention described in README.md:
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include "engine/ir/tir.h"
+#include "engine/runtime/module.h"
+#include "engine/target/target.h"
 
 namespace unity::codegen {
 
@@ -30,48 +34,25 @@ struct CodegenOptions {
   bool fastMath = false;      // fast-math flags on every float operation
 };
 
-/// Return codes of generated kernels (0 is success).
-enum KernelStatus : int32_t {
-  kKernelOk = 0,
-  kKernelBadArgCount = -1,   // nargs differs from the function's parameter count
-  kKernelShapeMismatch = -2, // a runtime dimension contradicts the buffer's shape
-  kKernelAllocFailed = -3,   // unity_alloc returned null for a local buffer
-};
+// The module interface codegen produces lives in runtime (module.h); these
+// names are used unqualified throughout codegen.
+using runtime::ArtifactSet;
+using runtime::CompiledModule;
+using runtime::KernelFn;
+using runtime::kKernelAllocFailed;
+using runtime::kKernelBadArgCount;
+using runtime::kKernelOk;
+using runtime::kKernelShapeMismatch;
+using runtime::NamedPrimFuncs;
 
-using NamedPrimFuncs = std::vector<std::pair<std::string, ir::PrimFuncRef>>;
-
-/// Kernels JIT-compiled for the host. Owns the code; function pointers stay
-/// valid as long as the module lives.
-class CompiledModule {
-public:
-  using KernelFn = int32_t (*)(void** args, int64_t* shapes, int32_t nargs);
-  virtual ~CompiledModule() = default;
-
-  /// The kernel's entry point; throws unity::Error for an unknown name.
-  virtual KernelFn lookup(const std::string& name) const = 0;
-  /// The (lowered) function compiled under `name`; null when unknown.
-  virtual ir::PrimFuncRef function(const std::string& name) const = 0;
-  virtual std::vector<std::string> names() const = 0;
-
-  /// The optimized LLVM IR of the whole module.
-  virtual std::string llvmIR() const = 0;
-  /// Host assembly and object code of the same module (generated on demand).
-  virtual std::string assembly() const = 0;
-  virtual std::vector<char> object() const = 0;
-};
+/// The options of the code-generating kinds (llvm, c) from a target's
+/// attributes: -mtriple, -mcpu (default "native" for the host, generic for a
+/// foreign triple), -mattr, -opt-level (default 3), -fast-math. The one place
+/// these attributes are read.
+CodegenOptions codegenOptions(const target::Target& t);
 
 std::unique_ptr<CompiledModule> compileForHost(const NamedPrimFuncs& funcs,
                                                const CodegenOptions& opts = {});
-
-/// Everything emitted for one target.
-struct ArtifactSet {
-  std::string triple, cpu;
-  std::string llvmIR; // optimized
-  std::string assembly;
-  std::vector<char> object; // ELF / Mach-O / COFF as the triple implies
-  /// Function name -> its symbol in the object (see kernelSymbol).
-  std::vector<std::pair<std::string, std::string>> symbols;
-};
 
 /// The symbol a kernel gets: its name, unless that clashes with a C library
 /// or runtime symbol the generated code may call ("exp", "tanhf", "memset",
@@ -83,5 +64,10 @@ ArtifactSet emitForTarget(const NamedPrimFuncs& funcs, const CodegenOptions& opt
 std::string emitLLVMIR(const NamedPrimFuncs& funcs, const CodegenOptions& opts);
 std::string emitAssembly(const NamedPrimFuncs& funcs, const CodegenOptions& opts);
 std::vector<char> emitObject(const NamedPrimFuncs& funcs, const CodegenOptions& opts);
+
+/// Registers the hooks of the code-generating kinds `llvm` and `c`
+/// (transform::registerKindHooks; kind_hooks.cpp), where none are registered
+/// yet. build() calls it; idempotent.
+void registerCodegenKindHooks();
 
 } // namespace unity::codegen

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/ir/builtins.h"
 #include "engine/ir/functor.h"
 #include "engine/ir/int_eval.h"
 #include "engine/runtime/kernel_call.h"
 #include "engine/support/error.h"
-#include "engine/transform/lower_executor.h"
 
 namespace unity::runtime {
 
@@ -152,7 +152,7 @@ struct FrameEval {
   void callKernel(const std::string& name, const std::vector<Tensor>& ins,
                   std::vector<Tensor>& outs, const std::vector<int64_t>& scalars,
                   const Span& span) {
-    const codegen::CompiledModule* km = ex.kernels_.get();
+    const CompiledModule* km = ex.kernels_.get();
     PrimFuncRef pf = km ? km->function(name) : PrimFuncRef();
     if (!pf)
       fail(span, "tensor function '" + name + "' was not compiled");
@@ -239,7 +239,7 @@ struct FrameEval {
                      "' was not lowered to a kernel (is Legalize in the pipeline?)");
     }
     if (auto* ext = as<ExternFunc>(c->op)) {
-      if (ext->symbol == transform::kAllocTensor) {
+      if (ext->symbol == ir::kAllocTensor) {
         auto* t = as<TensorSInfo>(c->sinfoArgs.empty() ? c->sinfo : c->sinfoArgs[0]);
         int64_t slot = -1;
         if (c->args.size() > 1)
@@ -247,7 +247,7 @@ struct FrameEval {
             slot = evalInt(pv->value, span);
         return Value(allocate(t, static_cast<int>(slot), span));
       }
-      if (ext->symbol == transform::kCallTIRDps) {
+      if (ext->symbol == ir::kCallTIRDps) {
         auto* gv = as<GlobalVar>(c->args.at(0));
         if (!gv || c->args.size() < 3)
           fail(span, "malformed call_tir_dps");
@@ -335,7 +335,7 @@ struct FrameEval {
   }
 };
 
-Executable::Executable(IRModule lowered, std::shared_ptr<const codegen::CompiledModule> kernels)
+Executable::Executable(IRModule lowered, std::shared_ptr<const CompiledModule> kernels)
     : module_(std::move(lowered)), kernels_(std::move(kernels)) {}
 
 std::string Executable::entry() const {

@@ -16,8 +16,8 @@
 #include <variant>
 #include <vector>
 
-#include "engine/codegen/codegen.h"
 #include "engine/ir/module.h"
+#include "engine/runtime/module.h"
 #include "engine/support/tensor.h"
 
 namespace unity::runtime {
@@ -41,7 +41,7 @@ struct KernelProfile {
 
 class Executable {
 public:
-  Executable(ir::IRModule lowered, std::shared_ptr<const codegen::CompiledModule> kernels);
+  Executable(ir::IRModule lowered, std::shared_ptr<const CompiledModule> kernels);
 
   /// Runs graph function `name` on the arguments.
   Value run(const std::string& name, const std::vector<Value>& args);
@@ -52,7 +52,7 @@ public:
   /// The graph function run by default: "main" if present, else the first.
   std::string entry() const;
   const ir::IRModule& module() const { return module_; }
-  const codegen::CompiledModule* kernels() const { return kernels_.get(); }
+  const CompiledModule* kernels() const { return kernels_.get(); }
 
   void setProfiling(bool on) { profiling_ = on; }
   /// Per-kernel calls and time, sorted by total time, descending.
@@ -62,7 +62,7 @@ public:
 private:
   friend struct FrameEval;
   ir::IRModule module_;
-  std::shared_ptr<const codegen::CompiledModule> kernels_;
+  std::shared_ptr<const CompiledModule> kernels_;
   std::map<std::string, std::vector<std::shared_ptr<std::vector<std::byte>>>> slots_;
   bool profiling_ = false;
   std::map<std::string, KernelProfile> profile_;

@@ -64,11 +64,11 @@ std::string paramName(const PrimFunc::Param& p) {
 
 const char* statusText(int32_t rc) {
   switch (rc) {
-  case codegen::kKernelBadArgCount:
+  case kKernelBadArgCount:
     return "wrong argument count";
-  case codegen::kKernelShapeMismatch:
+  case kKernelShapeMismatch:
     return "shape mismatch";
-  case codegen::kKernelAllocFailed:
+  case kKernelAllocFailed:
     return "out of memory for a local buffer";
   default:
     return "kernel error";
@@ -130,7 +130,7 @@ bindShapes(const std::string& name, const PrimFuncRef& f, const std::vector<Kern
   return vars;
 }
 
-void callKernel(const codegen::CompiledModule& m, const std::string& name, const PrimFuncRef& f,
+void callKernel(const CompiledModule& m, const std::string& name, const PrimFuncRef& f,
                 const std::vector<KernelArg>& args) {
   auto fn = m.lookup(name);
   bindShapes(name, f, args);
@@ -161,7 +161,7 @@ void callKernel(const codegen::CompiledModule& m, const std::string& name, const
     fail(name, std::string("returned ") + std::to_string(rc) + " (" + statusText(rc) + ")");
 }
 
-void callKernel(const codegen::CompiledModule& m, const std::string& name,
+void callKernel(const CompiledModule& m, const std::string& name,
                 const std::vector<KernelArg>& args) {
   PrimFuncRef f = m.function(name);
   if (!f)

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/codegen/codegen.h"
 #include "engine/ir/tir.h"
+#include "engine/runtime/module.h"
 #include "engine/support/tensor.h"
 
 namespace unity::runtime {
@@ -35,10 +35,10 @@ struct KernelArg {
 };
 
 /// Calls kernel `name` of m, whose source function is f.
-void callKernel(const codegen::CompiledModule& m, const std::string& name, const ir::PrimFuncRef& f,
+void callKernel(const CompiledModule& m, const std::string& name, const ir::PrimFuncRef& f,
                 const std::vector<KernelArg>& args);
 /// Same, with the function the module compiled under that name.
-void callKernel(const codegen::CompiledModule& m, const std::string& name,
+void callKernel(const CompiledModule& m, const std::string& name,
                 const std::vector<KernelArg>& args);
 
 /// Binds the shape variables of f's buffer parameters from the argument

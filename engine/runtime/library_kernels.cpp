@@ -83,7 +83,7 @@ void useOpenmpThreads(int64_t n) {
 int32_t openblasGemm(void** args, int64_t* shapes, int32_t nargs, bool transB) {
   // Buffers: A, B, [bias], params (int64: relu, threads), C.
   if (nargs != 4 && nargs != 5)
-    return codegen::kKernelBadArgCount;
+    return kKernelBadArgCount;
   bool bias = nargs == 5;
   const float* A = static_cast<const float*>(args[0]);
   const float* B = static_cast<const float*>(args[1]);
@@ -104,7 +104,7 @@ int32_t openblasGemm(void** args, int64_t* shapes, int32_t nargs, bool transB) {
   if (relu)
     for (int64_t i = 0; i < M * N; ++i)
       C[i] = std::max(C[i], 0.0f);
-  return codegen::kKernelOk;
+  return kKernelOk;
 }
 
 int32_t openblasDense(void** a, int64_t* s, int32_t n) { return openblasGemm(a, s, n, true); }
@@ -113,7 +113,7 @@ int32_t openblasMatmul(void** a, int64_t* s, int32_t n) { return openblasGemm(a,
 int32_t dnnlConv2d(void** args, int64_t* shapes, int32_t nargs) {
   // Buffers: data, weight, [bias], params (int64 x 11), out.
   if (nargs != 4 && nargs != 5)
-    return codegen::kKernelBadArgCount;
+    return kKernelBadArgCount;
   bool hasBias = nargs == 5;
   const int64_t* params = static_cast<const int64_t*>(args[nargs - 2]);
   auto scalar = [&](int k) { return params[k]; };
@@ -168,15 +168,15 @@ int32_t dnnlConv2d(void** args, int64_t* shapes, int32_t nargs) {
   } catch (const dnnl::error&) {
     return kKernelLibraryError;
   }
-  return codegen::kKernelOk;
+  return kKernelOk;
 }
 
 std::mutex& tableMutex() {
   static std::mutex m;
   return m;
 }
-std::map<std::string, CompiledModule::KernelFn>& table() {
-  static std::map<std::string, CompiledModule::KernelFn> t = {
+std::map<std::string, KernelFn>& table() {
+  static std::map<std::string, KernelFn> t = {
       {"openblas.dense", &openblasDense},
       {"openblas.matmul", &openblasMatmul},
       {"dnnl.conv2d", &dnnlConv2d},
@@ -186,13 +186,13 @@ std::map<std::string, CompiledModule::KernelFn>& table() {
 
 } // namespace
 
-CompiledModule::KernelFn findLibraryKernel(const std::string& symbol) {
+KernelFn findLibraryKernel(const std::string& symbol) {
   std::lock_guard lock(tableMutex());
   auto it = table().find(symbol);
   return it == table().end() ? nullptr : it->second;
 }
 
-void registerLibraryKernel(const std::string& symbol, CompiledModule::KernelFn fn) {
+void registerLibraryKernel(const std::string& symbol, KernelFn fn) {
   std::lock_guard lock(tableMutex());
   table()[symbol] = fn;
 }
@@ -213,7 +213,7 @@ std::vector<std::string> libraryKernelNames() {
   return out;
 }
 
-LibraryModule::LibraryModule(const codegen::NamedPrimFuncs& funcs) {
+LibraryModule::LibraryModule(const NamedPrimFuncs& funcs) {
   for (auto& [name, f] : funcs) {
     std::string symbol = f ? f->attrs.getString("library_kernel") : std::string();
     if (symbol.empty())
@@ -229,7 +229,7 @@ LibraryModule::LibraryModule(const codegen::NamedPrimFuncs& funcs) {
   }
 }
 
-CompiledModule::KernelFn LibraryModule::lookup(const std::string& name) const {
+KernelFn LibraryModule::lookup(const std::string& name) const {
   auto it = kernels_.find(name);
   if (it == kernels_.end())
     throw Error("library module has no kernel '" + name + "'");

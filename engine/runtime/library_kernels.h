@@ -16,17 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/codegen/codegen.h"
+#include "engine/runtime/module.h"
 
 namespace unity::runtime {
 
-using codegen::CompiledModule;
-
 /// The kernel registered under `symbol` ("openblas.dense", "dnnl.conv2d",
 /// ...); null when unknown.
-CompiledModule::KernelFn findLibraryKernel(const std::string& symbol);
+KernelFn findLibraryKernel(const std::string& symbol);
 /// Adds (or replaces) a library kernel (how a new library kind plugs in).
-void registerLibraryKernel(const std::string& symbol, CompiledModule::KernelFn fn);
+void registerLibraryKernel(const std::string& symbol, KernelFn fn);
 std::vector<std::string> libraryKernelNames();
 
 /// The thread counts the libraries will use for their next kernel on this
@@ -47,7 +45,7 @@ constexpr int32_t kKernelLibraryError = -4;
 /// otherwise, naming the function).
 class LibraryModule : public CompiledModule {
 public:
-  explicit LibraryModule(const codegen::NamedPrimFuncs& funcs);
+  explicit LibraryModule(const NamedPrimFuncs& funcs);
   KernelFn lookup(const std::string& name) const override;
   ir::PrimFuncRef function(const std::string& name) const override;
   std::vector<std::string> names() const override;

@@ -10,11 +10,11 @@
 
 #include <unordered_map>
 
+#include "engine/ir/builtins.h"
 #include "engine/ir/int_eval.h"
 #include "engine/op/op.h"
 #include "engine/support/error.h"
 #include "engine/te/interpreter.h"
-#include "engine/transform/lower_executor.h"
 
 namespace unity::runtime {
 
@@ -251,9 +251,9 @@ struct Frame {
     if (auto* op = as<OpRef>(c->op))
       return evalOp(c, op->name, span);
     if (auto* ext = as<ExternFunc>(c->op)) {
-      if (ext->symbol == transform::kAllocTensor)
+      if (ext->symbol == ir::kAllocTensor)
         return RefValue(allocate(c->sinfoArgs.empty() ? c->sinfo : c->sinfoArgs[0], span));
-      if (ext->symbol == transform::kCallTIRDps) {
+      if (ext->symbol == ir::kCallTIRDps) {
         if (c->args.size() < 3)
           fail(span, "malformed call_tir_dps");
         PrimFuncRef pf = primFunc(c->args[0], span);

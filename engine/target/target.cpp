@@ -9,9 +9,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/codegen/llvm_info.h"
 #include "engine/support/error.h"
-#include "engine/target/target_hooks.h"
 
 namespace unity::target {
 
@@ -27,20 +25,16 @@ std::vector<TargetKindInfo>& kindList() {
                                           {"fast-math", AttrType::Bool}};
     std::vector<TargetKindInfo> v;
     v.push_back({"llvm", native,
-                 "native code through LLVM: JIT on the host, object/assembly for other triples",
-                 &llvmKindHooks()});
+                 "native code through LLVM: JIT on the host, object/assembly for other triples"});
     v.push_back({"c", native,
                  "portable C source; compiled with the system C compiler (cc -O3 -shared) and "
-                 "loaded when it targets the host, emitted only otherwise",
-                 &cKindHooks()});
+                 "loaded when it targets the host, emitted only otherwise"});
     v.push_back({"openblas",
                  {{"num-cores", AttrType::Int, 1, 1024}},
-                 "claims matmul/dense (+bias, +relu) and calls cblas_sgemm",
-                 &openblasKindHooks()});
+                 "claims matmul/dense (+bias, +relu) and calls cblas_sgemm"});
     v.push_back({"dnnl",
                  {{"num-cores", AttrType::Int, 1, 1024}},
-                 "claims nn.conv2d (+bias, +relu) and runs oneDNN's convolution primitive",
-                 &dnnlKindHooks()});
+                 "claims nn.conv2d (+bias, +relu) and runs oneDNN's convolution primitive"});
     return v;
   }();
   return k;
@@ -278,9 +272,18 @@ bool Target::getBool(const std::string& key, bool dflt) const {
   return it->second == "true" || it->second == "1";
 }
 
+std::string hostTriple() {
+#ifdef UNITY_LLVM_DEFAULT_TRIPLE
+  return UNITY_LLVM_DEFAULT_TRIPLE;
+#else
+#error                                                                                             \
+    "UNITY_LLVM_DEFAULT_TRIPLE must be defined (engine/CMakeLists.txt, from LLVM's CMake package)"
+#endif
+}
+
 bool Target::isHost() const {
   std::string triple = get("mtriple");
-  return triple.empty() || triple == codegen::hostTriple();
+  return triple.empty() || triple == hostTriple();
 }
 
 int Target::numCores() const {

@@ -5,8 +5,9 @@
 // ("cortex-m7" -> "llvm -mtriple=thumbv7em-none-eabi -mcpu=cortex-m7 ...").
 //
 // Each kind declares the attributes it accepts; an unknown attribute or a
-// malformed value is an error naming it. A kind also carries its lowering
-// hooks (engine/target/target_hooks.h), registered as attributes of the kind.
+// malformed value is an error naming it. A kind's lowering hooks are not
+// here: they are passes and codegen functions, registered by kind name in
+// engine/transform/target_hooks.h; this folder only describes targets.
 //
 // A CompositeTarget maps names to sub-targets
 // ("fast: llvm -mcpu=native; compat: c; blas: openblas", default: the first
@@ -20,8 +21,6 @@
 #include <vector>
 
 namespace unity::target {
-
-struct TargetKindHooks;
 
 struct Target {
   std::string kind;
@@ -61,15 +60,20 @@ struct TargetKindInfo {
   std::string name;
   std::vector<TargetAttrInfo> attrs; // accepted attributes
   std::string doc;
-  /// Lowering hooks of the kind (null members: the generic path).
-  const TargetKindHooks* hooks = nullptr;
   bool hasAttr(const std::string& a) const;
 };
 const TargetKindInfo* findTargetKind(const std::string& name);
 std::vector<const TargetKindInfo*> allTargetKinds();
 /// Adds (or replaces) a kind: how a new kind is plugged in (see
-/// docs/adding-a-target-kind.md). `hooks` must outlive the registry.
+/// docs/adding-a-target-kind.md); its hooks are registered separately
+/// (transform::registerKindHooks).
 void registerTargetKind(TargetKindInfo info);
+
+/// The triple LLVM treats as the host's (its default target triple, fixed
+/// when the engine was configured against LLVM): an llvm/c target with this
+/// -mtriple, or none, runs here. Equal to codegen::hostTriple(), without
+/// needing LLVM.
+std::string hostTriple();
 
 /// Tags: names for common machines, mapped to target strings.
 std::optional<std::string> findTag(const std::string& name);

@@ -112,6 +112,21 @@ PassRef annotateTargetPass(std::string function, std::vector<std::string> bindin
                   });
 }
 
+PassRef annotateByNamePass(std::vector<std::pair<std::string, std::string>> assignments,
+                           std::string source) {
+  return makePass({"AnnotateTarget", PassLevel::Graph, 0, {}},
+                  [assignments = std::move(assignments),
+                   source = std::move(source)](const IRModule& m, PassContext&) {
+                    try {
+                      return annotateByName(m, assignments);
+                    } catch (const Error& e) {
+                      if (source.empty())
+                        throw;
+                      throw Error(source + ": " + e.message());
+                    }
+                  });
+}
+
 PassRef annotateTargetPassFromConfig() {
   return makePass({"AnnotateTarget", PassLevel::Graph, 0, {}},
                   [](const IRModule& m, PassContext& ctx) {

@@ -2,15 +2,15 @@
 // kinds) is asked, in composite order, which bindings of each binding block
 // its patterns cover; a claimed group becomes annotations unless one of its
 // bindings is already annotated (explicit annotations, and earlier
-// sub-targets, win). Also registers the three target passes.
+// sub-targets, win). Also registers the target-assignment passes.
 #include <map>
 
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
-#include "engine/target/target_hooks.h"
 #include "engine/transform/byoc_library.h"
 #include "engine/transform/partition.h"
 #include "engine/transform/registry.h"
+#include "engine/transform/target_hooks.h"
 
 namespace unity::transform {
 
@@ -32,15 +32,15 @@ IRModule assignTargets(const IRModule& m) {
     auto* seq = as<SeqExpr>(fn->body);
     if (!seq)
       continue;
-    target::UseCounts uses = countUses(fn->body);
+    UseCounts uses = countUses(fn->body);
     for (auto& [sub, t] : composite.targets) {
       if (sub == composite.defaultName)
         continue;
-      auto* kind = target::findTargetKind(t.kind);
-      if (!kind || !kind->hooks || !kind->hooks->claims)
+      const TargetKindHooks* hooks = findKindHooks(t.kind);
+      if (!hooks || !hooks->claims)
         continue;
       for (auto& blk : seq->blocks)
-        for (auto& group : kind->hooks->claims(*blk, uses)) {
+        for (auto& group : hooks->claims(*blk, uses)) {
           bool free = true;
           for (size_t i : group)
             free &= !taken.count(name + "/" + blk->bindings.at(i)->var->name);
@@ -74,6 +74,9 @@ void registerTargetPasses() {
   registerPass({"PartitionByTarget", PassLevel::Graph,
                 "outline annotated bindings into functions carrying \"target\" (convex pieces)",
                 partitionByTargetPass});
+  registerPass({"AssignPrimFuncTargets", PassLevel::Module,
+                "give each tensor function the sub-target of its callers (copies for shared ones)",
+                assignPrimFuncTargetsPass});
 }
 
 } // namespace unity::transform

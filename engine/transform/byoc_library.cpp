@@ -22,7 +22,6 @@
 #include "engine/op/op.h"
 #include "engine/runtime/library_kernels.h"
 #include "engine/support/error.h"
-#include "engine/target/target_hooks.h"
 
 namespace unity::transform {
 
@@ -116,8 +115,8 @@ const LibraryPattern& dnnlPattern() {
   return p;
 }
 
-target::UseCounts countUses(const Expr& body) {
-  target::UseCounts uses;
+UseCounts countUses(const Expr& body) {
+  UseCounts uses;
   postOrderVisit(body, [&](const Expr& e) {
     if (auto* v = as<VarNode>(e))
       uses[v]++;
@@ -131,7 +130,7 @@ target::UseCounts countUses(const Expr& body) {
 }
 
 std::vector<std::vector<size_t>> claimChains(const LibraryPattern& pat, const BindingBlock& blk,
-                                             const target::UseCounts& uses) {
+                                             const UseCounts& uses) {
   std::vector<std::vector<size_t>> out;
   const auto& bs = blk.bindings;
   auto singleUser = [&](size_t i, size_t& user) {
@@ -197,7 +196,7 @@ PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub,
         fail("is not a single binding block");
       const auto& blk = *seq->blocks[0];
       const auto& bs = blk.bindings;
-      target::UseCounts uses = countUses(fn->body);
+      UseCounts uses = countUses(fn->body);
       auto chains = claimChains(*p, blk, uses);
       std::vector<bool> covered(bs.size(), false);
       for (auto& c : chains)
@@ -262,8 +261,8 @@ PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub,
   });
 }
 
-target::RuntimeModule libraryRuntime(const codegen::NamedPrimFuncs& funcs, const target::Target&) {
-  target::RuntimeModule r;
+RuntimeModule libraryRuntime(const runtime::NamedPrimFuncs& funcs, const target::Target&) {
+  RuntimeModule r;
   auto lib = std::make_shared<runtime::LibraryModule>(funcs);
   r.note = lib->describe();
   r.compiled = lib;
@@ -272,34 +271,32 @@ target::RuntimeModule libraryRuntime(const codegen::NamedPrimFuncs& funcs, const
   return r;
 }
 
-} // namespace unity::transform
-
-namespace unity::target {
-
 const TargetKindHooks& openblasKindHooks() {
-  static const TargetKindHooks h{
-      [](const Target& t, const std::string& sub) {
-        return transform::libraryGraphToTirPass(transform::openblasPattern(), sub,
-                                                transform::libraryThreadsOf(t));
-      },
-      [](const ir::BindingBlock& b, const UseCounts& u) {
-        return transform::claimChains(transform::openblasPattern(), b, u);
-      },
-      transform::libraryRuntime};
+  static const TargetKindHooks h{[](const target::Target& t, const std::string& sub) {
+                                   return libraryGraphToTirPass(openblasPattern(), sub,
+                                                                libraryThreadsOf(t));
+                                 },
+                                 [](const ir::BindingBlock& b, const UseCounts& u) {
+                                   return claimChains(openblasPattern(), b, u);
+                                 },
+                                 libraryRuntime};
   return h;
 }
 
 const TargetKindHooks& dnnlKindHooks() {
-  static const TargetKindHooks h{[](const Target& t, const std::string& sub) {
-                                   return transform::libraryGraphToTirPass(
-                                       transform::dnnlPattern(), sub,
-                                       transform::libraryThreadsOf(t));
+  static const TargetKindHooks h{[](const target::Target& t, const std::string& sub) {
+                                   return libraryGraphToTirPass(dnnlPattern(), sub,
+                                                                libraryThreadsOf(t));
                                  },
                                  [](const ir::BindingBlock& b, const UseCounts& u) {
-                                   return transform::claimChains(transform::dnnlPattern(), b, u);
+                                   return claimChains(dnnlPattern(), b, u);
                                  },
-                                 transform::libraryRuntime};
+                                 libraryRuntime};
   return h;
 }
 
-} // namespace unity::target
+std::vector<std::pair<std::string, TargetKindHooks>> libraryKindHooks() {
+  return {{"openblas", openblasKindHooks()}, {"dnnl", dnnlKindHooks()}};
+}
+
+} // namespace unity::transform

@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/ir/expr.h"
-#include "engine/target/target_hooks.h"
 #include "engine/transform/pass.h"
+#include "engine/transform/target_hooks.h"
 
 namespace unity::transform {
 
@@ -33,10 +34,10 @@ const LibraryPattern& dnnlPattern();
 
 /// How often each variable is used (read) in `body`; binding definitions do
 /// not count.
-target::UseCounts countUses(const ir::Expr& body);
+UseCounts countUses(const ir::Expr& body);
 /// The chains of a block (binding indices), each intermediate single-use.
 std::vector<std::vector<size_t>> claimChains(const LibraryPattern& p, const ir::BindingBlock& b,
-                                             const target::UseCounts& uses);
+                                             const UseCounts& uses);
 /// Lowers every function whose "target" is `sub` to call_tir of PrimFuncs
 /// carrying "library_kernel", one per chain: the function's bindings must be
 /// covered exactly by claimChains (PartitionByTarget may outline several
@@ -50,6 +51,14 @@ PassRef libraryGraphToTirPass(const LibraryPattern& p, const std::string& sub, i
 /// or every core).
 int libraryThreadsOf(const target::Target& t);
 /// tir_to_runtime of library kinds: a runtime::LibraryModule.
-target::RuntimeModule libraryRuntime(const codegen::NamedPrimFuncs& funcs, const target::Target&);
+RuntimeModule libraryRuntime(const runtime::NamedPrimFuncs& funcs, const target::Target&);
+
+/// Hooks of the library kinds openblas and dnnl. (The worked example of
+/// docs/adding-a-target-kind.md, example_relu, lives outside the engine in
+/// docs/examples/ and registers itself.)
+const TargetKindHooks& openblasKindHooks();
+const TargetKindHooks& dnnlKindHooks();
+/// (kind, hooks) of each of them, for the hooks registry's first use.
+std::vector<std::pair<std::string, TargetKindHooks>> libraryKindHooks();
 
 } // namespace unity::transform

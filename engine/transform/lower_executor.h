@@ -18,12 +18,14 @@
 // slot returns to the free pool after the binding that uses it last; a new
 // tensor takes the smallest free slot that is large enough (best fit), else
 // a new one. Values that reach the function's result never share a slot.
+#include "engine/ir/builtins.h"
 #include "engine/transform/pass.h"
 
 namespace unity::transform {
 
-inline constexpr const char* kAllocTensor = "vm.builtin.alloc_tensor";
-inline constexpr const char* kCallTIRDps = "vm.builtin.call_tir_dps";
+// The built-in names it writes (defined in ir/ so that runtime can read them).
+using ir::kAllocTensor;
+using ir::kCallTIRDps;
 
 ir::IRModule lowerToExecutor(const ir::IRModule& m);
 PassRef lowerToExecutorPass();

@@ -1,6 +1,7 @@
 #pragma once
-// Target assignment at graph level: AnnotateTarget, AssignTargets and
-// PartitionByTarget (see docs/targets.md).
+// Target assignment: AnnotateTarget, AssignTargets and PartitionByTarget at
+// graph level, AssignPrimFuncTargets for the tensor functions after lowering
+// (see docs/targets.md).
 //
 // Annotations live in the module attribute "target.annotations" as strings
 // "function/binding=subtarget", so each decision is visible in the printed
@@ -8,6 +9,7 @@
 // annotated bindings of each binding block into new graph functions carrying
 // "target" = the sub-target, and removes the attribute.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/ir/module.h"
@@ -57,16 +59,30 @@ ir::IRModule partitionByTarget(const ir::IRModule& m);
 /// unannotated runs on the default sub-target.
 ir::IRModule assignTargets(const ir::IRModule& m);
 
+/// Gives every PrimFunc a "target" attribute naming the sub-target whose
+/// codegen compiles it: its own, else that of the graph functions calling it
+/// (the default sub-target when none); a PrimFunc called from several
+/// sub-targets is copied per extra sub-target and those calls renamed to the
+/// copy. Reads the composite target from the module attribute "target"
+/// (unchanged module without it); throws unity::Error for a PrimFunc whose
+/// own "target" is not a sub-target.
+ir::IRModule assignPrimFuncTargets(const ir::IRModule& m);
+
 /// Passes. "AnnotateTarget" reads its arguments from the PassContext config
 /// ("annotate_target.function", "annotate_target.bindings",
 /// "annotate_target.target") when created from the registry.
 PassRef annotateTargetPass(std::string function, std::vector<std::string> bindings,
                            std::string subTarget);
 PassRef annotateTargetPassFromConfig();
+/// "AnnotateTarget" applying annotateByName(assignments); errors are prefixed
+/// with `source` (the file the assignments came from) when it is not empty.
+PassRef annotateByNamePass(std::vector<std::pair<std::string, std::string>> assignments,
+                           std::string source = {});
 PassRef partitionByTargetPass();
 PassRef assignTargetsPass();
+PassRef assignPrimFuncTargetsPass();
 
-/// Registers the three passes (called from builtin_passes.cpp).
+/// Registers the four passes (called from builtin_passes.cpp).
 void registerTargetPasses();
 
 } // namespace unity::transform

@@ -48,8 +48,17 @@ add_cli_check(cli_target_assign_dump_passes
   TEXT "for 'cpu: llvm" "conv: dnnl -num-cores=1" "compat: c'"
     "part conv: dnnl -num-cores=1: 2 kernel(s)"
   FILE_TEXT "${TD}/dump/index.json=\"PartitionByTarget\""
-    "${TD}/dump/index.json=\"GraphToTIR(conv)\"" "${TD}/dump/000_Input.txt=main/c2=conv"
+    "${TD}/dump/index.json=\"GraphToTIR(conv)\""
+    "${TD}/dump/001_AnnotateTarget.txt=main/c2=conv"
   CLEAN "${TD}/dump")
+# A plain target other than llvm is a plain build too: its files at the top.
+add_cli_check(cli_target_plain_c_emit
+  EXIT 0
+  ARGS build "${CNN}" --target c --emit "${TD}/emit_c"
+  TEXT "for 'c'"
+  FILES "${TD}/emit_c/module.s" "${TD}/emit_c/module.o" "${TD}/emit_c/lowered.uir"
+  FILE_TEXT "${TD}/emit_c/module.c=int32_t"
+  CLEAN "${TD}/emit_c")
 add_cli_check(cli_target_json_single
   EXIT 0
   ARGS build "${CNN}" --target "${TD}/single_target.json"

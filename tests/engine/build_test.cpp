@@ -3,9 +3,13 @@
 #include <cmath>
 
 #include "engine/build.h"
+#include "engine/codegen/codegen.h"
 #include "engine/ir/functor.h"
 #include "engine/support/error.h"
+#include "engine/text/parser.h"
 #include "engine/transform/lower_executor.h"
+#include "engine/transform/normalize.h"
+#include "engine/transform/target_hooks.h"
 
 using namespace unity;
 using namespace unity::ir;
@@ -157,4 +161,166 @@ TEST(Build, UnknownTargetAttributeIsNamed) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("-mcpuu"), std::string::npos);
   }
+}
+
+// --- the driver's steps --------------------------------------------------------
+
+namespace {
+
+/// main(x) = (relu(x) + x) * x with named bindings a, b, gv.
+const char* kChain = R"(
+@R.function
+def main(x: R.Tensor((4, 8), "float32")) -> R.Tensor((4, 8), "float32"):
+    R.func_attr({"global_symbol": "main"})
+    with R.dataflow():
+        a = R.nn.relu(x)
+        b = R.add(a, x)
+        gv: R.Tensor((4, 8), "float32") = R.multiply(b, x)
+        R.output(gv)
+    return gv
+)";
+
+IRModule chainModule() { return transform::normalize(text::parseModule(kChain)); }
+
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "<no error>";
+}
+
+const SubTargetArtifacts* partNamed(const BuildResult& r, const std::string& name) {
+  for (auto& p : r.parts)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+/// Replaces a kind's hooks for the lifetime of the guard.
+struct HooksGuard {
+  std::string kind;
+  transform::TargetKindHooks saved;
+  HooksGuard(std::string k, transform::TargetKindHooks replacement) : kind(std::move(k)) {
+    codegen::registerCodegenKindHooks();
+    saved = *transform::findKindHooks(kind);
+    transform::registerKindHooks(kind, std::move(replacement));
+  }
+  ~HooksGuard() { transform::registerKindHooks(kind, saved); }
+};
+
+} // namespace
+
+TEST(BuildDriver, APlainLLVMBuildGoesThroughTheKindsHook) {
+  codegen::registerCodegenKindHooks();
+  transform::TargetKindHooks real = *transform::findKindHooks("llvm");
+  int calls = 0;
+  transform::TargetKindHooks spy = real;
+  spy.tirToRuntime = [&](const runtime::NamedPrimFuncs& funcs, const target::Target& t) {
+    ++calls;
+    return real.tirToRuntime(funcs, t);
+  };
+  HooksGuard guard("llvm", spy);
+  BuildOptions opts;
+  opts.passes = kPasses;
+  BuildResult r = build(sampleModule(), opts);
+  EXPECT_EQ(calls, 1);
+  // Still a plain build: the target's own module, no parts.
+  EXPECT_TRUE(r.composite.empty());
+  EXPECT_TRUE(r.parts.empty());
+  ASSERT_TRUE(r.executable);
+  EXPECT_FALSE(r.compiled->llvmIR().empty());
+  Tensor x = randomTensor({3, 16}, 1), y = randomTensor({3, 16}, 2);
+  EXPECT_EQ(r.executable->runTensors({x, y}).size(), 1u);
+}
+
+TEST(BuildDriver, AKindWithoutACodegenHookIsNamed) {
+  HooksGuard guard("llvm", {});
+  EXPECT_NE(errorOf([] { build(chainModule()); })
+                .find("target kind 'llvm' of sub-target 'llvm' has "
+                      "no tir_to_runtime hook"),
+            std::string::npos);
+}
+
+TEST(BuildDriver, EveryBuildStoresItsTargetInTheModule) {
+  BuildOptions plain;
+  plain.target = "llvm -opt-level=2";
+  BuildResult r = build(chainModule(), plain);
+  EXPECT_EQ(r.lowered->attrs.getString("target"), "llvm -opt-level=2");
+  ASSERT_FALSE(r.records.empty());
+  // From the first pass on, so every pass can find the target.
+  EXPECT_EQ(r.records.front().before->attrs.getString("target"), "llvm -opt-level=2");
+  EXPECT_EQ(r.input->attrs.getString("target"), ""); // the caller's module is untouched
+
+  BuildOptions composite;
+  composite.target = "cpu: llvm;compat: c";
+  r = build(chainModule(), composite);
+  EXPECT_EQ(r.lowered->attrs.getString("target"), "cpu: llvm; compat: c");
+}
+
+TEST(BuildDriver, CrossTargetIsCompileOnlyWithItsArtifacts) {
+  BuildOptions opts;
+  opts.target = "cortex-m7";
+  BuildResult r = build(chainModule(), opts);
+  EXPECT_TRUE(r.compileOnly());
+  EXPECT_FALSE(r.compiled);
+  EXPECT_NE(r.artifacts.assembly.find("cortex-m7"), std::string::npos);
+  EXPECT_FALSE(r.artifacts.object.empty());
+}
+
+TEST(BuildAssignments, AnnotateTargetIsTheFirstRecordedPass) {
+  BuildOptions opts;
+  opts.target = "cpu: llvm; compat: c";
+  opts.assignments = {{"b", "compat"}};
+  BuildResult r = build(chainModule(), opts);
+  ASSERT_GE(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0].name, "AnnotateTarget");
+  EXPECT_EQ(r.records[0].depth, 0);
+  EXPECT_TRUE(r.records[0].changed);
+  EXPECT_TRUE(r.records[0].before->attrs.getString("target.annotations").empty());
+  // ... and its annotation reached the partition: the c part owns a kernel.
+  const SubTargetArtifacts* compat = partNamed(r, "compat");
+  ASSERT_NE(compat, nullptr);
+  EXPECT_FALSE(compat->functions.empty());
+  EXPECT_FALSE(compat->cSource.empty());
+  ASSERT_TRUE(r.executable);
+  Tensor x = randomTensor({4, 8}, 3);
+  BuildResult want = build(chainModule());
+  auto got = r.executable->runTensors({x});
+  auto ref = want.executable->runTensors({x});
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_NEAR(got[0].getDouble(i), ref[0].getDouble(i), 1e-5) << i;
+}
+
+TEST(BuildAssignments, APlainTargetIsItsOneSubTarget) {
+  BuildOptions opts;
+  opts.target = "llvm";
+  opts.assignments = {{"a", "llvm"}};
+  BuildResult r = build(chainModule(), opts);
+  EXPECT_EQ(r.composite, "llvm: llvm");
+  ASSERT_FALSE(r.records.empty());
+  EXPECT_EQ(r.records[0].name, "AnnotateTarget");
+  ASSERT_EQ(r.parts.size(), 1u);
+  EXPECT_FALSE(r.parts[0].functions.empty());
+}
+
+TEST(BuildAssignments, UnknownSubTargetsAreListedWithTheKnownOnes) {
+  BuildOptions opts;
+  opts.target = "cpu: llvm; compat: c";
+  opts.assignments = {{"a", "gpu"}, {"b", "compat"}, {"gv", "npu"}};
+  opts.assignmentsSource = "assign.json";
+  EXPECT_EQ(errorOf([&] { build(chainModule(), opts); }),
+            "assign.json: unknown sub-target 'gpu' (for 'a'), 'npu' (for 'gv'); the target 'cpu: "
+            "llvm; compat: c' has 'cpu', 'compat'");
+}
+
+TEST(BuildAssignments, UnknownNamesAreReportedWithTheSource) {
+  BuildOptions opts;
+  opts.target = "cpu: llvm; compat: c";
+  opts.assignments = {{"zz", "compat"}};
+  opts.assignmentsSource = "assign.json";
+  EXPECT_EQ(errorOf([&] { build(chainModule(), opts); }),
+            "assign.json: no binding or source-model node named 'zz' in the module");
 }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "engine/codegen/codegen.h"
+#include "engine/codegen/llvm_info.h"
 #include "engine/support/error.h"
 #include "engine/target/target.h"
+#include "engine/transform/target_hooks.h"
 
 using namespace unity;
 using namespace unity::target;
@@ -53,12 +56,28 @@ TEST(TargetTags, ExpandToTargets) {
 }
 
 TEST(TargetKinds, LibraryAndCKindsExist) {
+  codegen::registerCodegenKindHooks(); // what build() does first
   for (const char* k : {"llvm", "c", "openblas", "dnnl"}) {
     const TargetKindInfo* info = findTargetKind(k);
     ASSERT_NE(info, nullptr) << k;
-    EXPECT_NE(info->hooks, nullptr) << k;
+    const transform::TargetKindHooks* hooks = transform::findKindHooks(k);
+    ASSERT_NE(hooks, nullptr) << k;
+    EXPECT_TRUE(hooks->tirToRuntime) << k;
   }
+  // Library kinds claim patterns; the code-generating kinds take the
+  // generic pipeline.
+  EXPECT_TRUE(transform::findKindHooks("openblas")->claims);
+  EXPECT_FALSE(transform::findKindHooks("llvm")->graphToTir);
+  EXPECT_EQ(transform::findKindHooks("no-such-kind"), nullptr);
   EXPECT_THROW(Target::parse("openblas -mcpu=x"), Error);
+}
+
+TEST(TargetHost, TripleIsLLVMsDefaultTriple) {
+  // target/ knows the host triple without LLVM; it must be the one codegen's
+  // LLVM uses, or isHost() would JIT code for another machine.
+  EXPECT_EQ(hostTriple(), codegen::hostTriple());
+  EXPECT_TRUE(Target::parse("llvm -mtriple=" + hostTriple()).isHost());
+  EXPECT_FALSE(Target::parse("cortex-m7").isHost());
 }
 
 TEST(CompositeTarget, ParsePrintDefault) {
