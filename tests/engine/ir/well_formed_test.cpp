@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/ir/well_formed.h"
-#include "tests/engine/structural/test_modules.h"
+#include "tests/engine/ir/test_modules.h"
 
 using namespace unity;
 using namespace unity::ir;

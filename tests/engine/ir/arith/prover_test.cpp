@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/ir/arith.h"
-#include "tests/engine/arith/arith_test_util.h"
+#include "tests/engine/ir/arith/arith_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;

@@ -4,7 +4,7 @@
 
 #include "engine/ir/arith.h"
 #include "engine/ir/tir.h"
-#include "tests/engine/arith/arith_test_util.h"
+#include "tests/engine/ir/arith/arith_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;

@@ -5,7 +5,7 @@
 
 #include "engine/ir/structural.h"
 #include "engine/support/error.h"
-#include "tests/engine/structural/test_modules.h"
+#include "tests/engine/ir/test_modules.h"
 
 using namespace unity;
 using namespace unity::ir;

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "engine/ir/arith.h"
-#include "tests/engine/arith/arith_test_util.h"
+#include "tests/engine/ir/arith/arith_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
