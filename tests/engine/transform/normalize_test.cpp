@@ -1,5 +1,5 @@
 // The normalizer on small hand-built functions.
-#include "op_test_util.h"
+#include "tests/engine/op/op_test_util.h"
 
 #include "engine/transform/normalize.h"
 
