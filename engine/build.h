@@ -29,6 +29,15 @@ struct BuildOptions {
   /// Called before every pass (name, depth) — the GUI's progress.
   std::function<void(const std::string&, int)> onPass;
   bool codegen = true; // false: stop after the passes
+  /// Target assignments: binding or source-model node name -> sub-target
+  /// name (transform::annotateByName). When there are any, the build is a
+  /// composite one (a plain target is its one sub-target, named after its
+  /// kind), the names are checked against the target's sub-targets, and
+  /// AnnotateTarget applies them as the first recorded pass.
+  std::vector<std::pair<std::string, std::string>> assignments;
+  /// Where the assignments came from (the --assign file): prefixes their
+  /// error messages.
+  std::string assignmentsSource;
 };
 
 /// What one sub-target of a composite build produced.

@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QStringList>
 
-#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +27,8 @@ unity::BuildOptions BuildController::options() const {
     o.target = target.toStdString();
     if (!targets_->automaticAssignment())
       o.disabledPasses.push_back("AssignTargets");
+    o.assignments = targets_->assignments();
+    o.assignmentsSource = "target assignments";
   }
   return o;
 }
@@ -36,36 +37,12 @@ bool BuildController::start() {
   if (!document_->hasModule() || worker_->isRunning())
     return false;
   const QString path = document_->path();
-  unity::BuildOptions o = options();
-  unity::ir::IRModule start = document_->module();
-  preRecords_.clear();
-  if (!targets_->compositeTarget().isEmpty()) {
-    try {
-      auto t0 = std::chrono::steady_clock::now();
-      start = targets_->annotatedInput(targets_->assignments());
-      if (!targets_->assignments().empty()) {
-        unity::transform::PassRecord r;
-        r.name = "AnnotateTarget";
-        r.before = document_->module();
-        r.after = start;
-        r.changed = true;
-        r.finished = true;
-        r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count();
-        preRecords_.push_back(r);
-      }
-    } catch (const std::exception& e) {
-      const QString why = QString::fromUtf8(e.what());
-      Q_EMIT errorOccurred(tr("target assignment: %1").arg(why), path, 0, 0);
-      Q_EMIT finished(false, tr("Build failed: %1").arg(why));
-      return false;
-    }
-  } else if (!targets_->assignments().empty()) {
+  if (targets_->compositeTarget().isEmpty() && !targets_->assignments().empty()) {
     Q_EMIT errorOccurred(tr("target assignments need a composite target"), path, 0, 0);
     return false;
   }
-  built_ = start;
-  if (!worker_->start(start, o))
+  built_ = document_->module();
+  if (!worker_->start(built_, options()))
     return false;
   Q_EMIT started();
   Q_EMIT info(tr("Building %1 ...").arg(QFileInfo(path).fileName()));
@@ -116,14 +93,7 @@ void BuildController::onFinished(const BuildOutcome& out) {
   if (!out.result->input.same(built_)) // the model changed while building
     return;
   lastBuild_ = out.result;
-  std::vector<unity::transform::PassRecord> records = preRecords_;
-  const int shift = static_cast<int>(preRecords_.size());
-  for (auto r : out.result->records) {
-    r.index += shift;
-    if (r.parent >= 0)
-      r.parent += shift;
-    records.push_back(std::move(r));
-  }
+  std::vector<unity::transform::PassRecord> records = out.result->records;
   int changed = 0;
   for (auto& r : records)
     changed += r.changed ? 1 : 0;

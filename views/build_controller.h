@@ -72,7 +72,6 @@ private:
   bool rebuildPending_ = false;
   unity::ir::IRModule built_; // what the running build started from
   std::shared_ptr<const unity::BuildResult> lastBuild_;
-  std::vector<unity::transform::PassRecord> preRecords_; // AnnotateTarget
 };
 
 } // namespace lowerscope
