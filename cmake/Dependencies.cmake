@@ -66,7 +66,9 @@ if(LOWERSCOPE_BUILD_TESTS)
 endif()
 
 if(LOWERSCOPE_BUILD_GUI)
-  find_package(Qt6 COMPONENTS Widgets Charts Svg SvgWidgets Test Concurrent)
-  lowerscope_require(Qt6_FOUND "Qt 6 (Widgets, Charts, Svg, Test)"
-    "qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev")
+  # Svg: packaging/ renders the icon with it (the app loads SVG icons through
+  # Qt's image plugin, not by linking).
+  find_package(Qt6 COMPONENTS Widgets Svg Test Concurrent)
+  lowerscope_require(Qt6_FOUND "Qt 6 (Widgets, Svg, Test, Concurrent)"
+    "qt6-base-dev qt6-svg-dev libqt6opengl6-dev")
 endif()

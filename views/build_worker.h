@@ -1,20 +1,19 @@
 #pragma once
-// Runs unity::build off the UI thread (a QThreadPool task through
-// QtConcurrent) and reports back by queued signals: one `passStarted` per
-// pass, then `finished` with the result or the error. cancel() sets the flag
-// the pass manager checks before every pass; the build then ends with
-// `cancelled` set. The worker object lives on the UI thread; only the lambda
-// given to QtConcurrent runs on the pool.
-#include <QFutureWatcher>
+// Runs unity::build as a BackgroundJob (views/background_job.h) and reports
+// back on the UI thread: one `passStarted` per pass, then `finished` with
+// the result or the error (with its source location when the engine knows
+// it). cancel() sets the flag the pass manager checks before every pass; the
+// build then ends with `cancelled` set.
 #include <QObject>
 #include <QString>
 
-#include <atomic>
 #include <memory>
 
 #include "engine/build.h"
 
 namespace lowerscope {
+
+class BackgroundJob;
 
 struct BuildOutcome {
   std::shared_ptr<const unity::BuildResult> result; // null on error / cancel
@@ -34,22 +33,19 @@ public:
   /// Starts building `module`; false (and nothing happens) while a build runs.
   bool start(unity::ir::IRModule module, unity::BuildOptions options);
   void cancel();
+  /// True until the build's `finished` has been emitted.
   bool isRunning() const;
-  /// Blocks until the running build ends (tests, screenshots); false on timeout.
+  /// Blocks (processing events) until no build runs; false on timeout.
   bool wait(int timeoutMs);
   const BuildOutcome& lastOutcome() const { return outcome_; }
 
 Q_SIGNALS:
-  void passStarted(int count, const QString& name, int depth);
+  void passStarted(int count, const QString& name);
   void finished(const lowerscope::BuildOutcome& outcome);
 
 private:
-  void onDone();
-
-  QFutureWatcher<BuildOutcome> watcher_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
+  BackgroundJob* job_;
   BuildOutcome outcome_;
-  bool delivered_ = true;
 };
 
 } // namespace lowerscope

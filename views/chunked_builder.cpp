@@ -8,12 +8,30 @@ ChunkedBuilder::ChunkedBuilder(QObject* parent) : QObject(parent) {
   timer_.setSingleShot(true);
   timer_.setInterval(0);
   connect(&timer_, &QTimer::timeout, this, [this] {
-    const unsigned run = generation_;
-    if (runSlice(false))
-      finish();
-    else if (generation_ == run)
-      timer_.start();
+    if (!paused_)
+      continueRun();
   });
+}
+
+void ChunkedBuilder::continueRun() {
+  const unsigned run = generation_;
+  if (runSlice(false))
+    finish();
+  else if (generation_ == run && !paused_)
+    timer_.start();
+}
+
+void ChunkedBuilder::setPaused(bool paused) {
+  paused_ = paused;
+  if (paused_)
+    timer_.stop();
+  else if (running_)
+    timer_.start();
+}
+
+void ChunkedBuilder::step() {
+  if (running_)
+    continueRun();
 }
 
 void ChunkedBuilder::addPhase(size_t count, std::function<void(size_t)> job) {
@@ -30,11 +48,8 @@ void ChunkedBuilder::start() {
   ++generation_;
   slices_ = 0;
   longestSliceMs_ = 0;
-  const unsigned run = generation_;
-  if (runSlice(false))
-    finish();
-  else if (generation_ == run)
-    timer_.start();
+  if (!paused_)
+    continueRun();
 }
 
 void ChunkedBuilder::runAll() {
@@ -63,6 +78,7 @@ bool ChunkedBuilder::runSlice(bool unbounded) {
   clock.start();
   const qint64 budgetNs = static_cast<qint64>(budgetMs_ * 1e6);
   ++slices_;
+  size_t jobs = 0;
 
   while (phase_ < phases_.size()) {
     Phase& p = phases_[phase_];
@@ -79,9 +95,11 @@ bool ChunkedBuilder::runSlice(bool unbounded) {
     if (generation_ != run)
       return false;
     ++done_;
+    ++jobs;
     // The clock is read after every job (tens of ns against a job's tens
     // of us) so that a slice ends within one job of its budget.
-    if (!unbounded && clock.nsecsElapsed() >= budgetNs)
+    if (!unbounded &&
+        (clock.nsecsElapsed() >= budgetNs || (maxJobsPerSlice_ > 0 && jobs >= maxJobsPerSlice_)))
       break;
   }
   longestSliceMs_ = std::max(longestSliceMs_, clock.nsecsElapsed() / 1e6);

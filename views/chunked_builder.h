@@ -10,6 +10,12 @@
 // the UI never waits longer than about one slice. Phases run in the order
 // they were added; finished() is emitted once, after the last job. cancel()
 // drops what is left (a newer redraw replaces an unfinished one).
+//
+// Tests need to see a run in progress whatever the machine's speed, so the
+// slicing can also be driven by hand: setMaxJobsPerSlice() ends a slice
+// after a number of jobs as well as after the time budget, and while
+// setPaused(true) holds, no slice runs from the event loop (start() only
+// arms the run) and step() runs one slice when the test says so.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
@@ -27,6 +33,14 @@ public:
 
   void setBudgetMs(double ms) { budgetMs_ = ms; }
   double budgetMs() const { return budgetMs_; }
+  /// A slice also ends after this many jobs (0: no limit, the default).
+  void setMaxJobsPerSlice(size_t jobs) { maxJobsPerSlice_ = jobs; }
+  /// While paused, slices run only through step(); unpausing continues a
+  /// started run from the event loop. runAll() is not affected.
+  void setPaused(bool paused);
+  bool paused() const { return paused_; }
+  /// Runs one slice of a started run now (paused or not).
+  void step();
   /// Appends a phase of `count` jobs. Not while running.
   void addPhase(size_t count, std::function<void(size_t)> job);
   /// Runs the first slice now and the rest from the event loop.
@@ -53,12 +67,16 @@ private:
   /// Runs jobs until the budget is used (or all of them when `unbounded`);
   /// true when none is left.
   bool runSlice(bool unbounded);
+  /// One slice from the event loop or step(): finishes, or schedules the next.
+  void continueRun();
   void finish();
 
   QTimer timer_;
   std::vector<Phase> phases_;
   size_t phase_ = 0, next_ = 0, total_ = 0, done_ = 0;
   double budgetMs_ = 10;
+  size_t maxJobsPerSlice_ = 0;
+  bool paused_ = false;
   bool running_ = false;
   unsigned generation_ = 0; // bumped by cancel() and each run
   int slices_ = 0;

@@ -17,7 +17,8 @@ namespace {
 constexpr int kMaxWidth = 200, kMaxHeight = 160, kMinSide = 48, kMargin = 8, kInset = 3;
 } // namespace
 
-GraphMinimap::GraphMinimap(QGraphicsView* view) : QWidget(view), view_(view) {
+GraphMinimap::GraphMinimap(QGraphicsView* view)
+    : QWidget(view), view_(view), watchedView_(view), watchedViewport_(view->viewport()) {
   setObjectName("graphMinimap");
   setToolTip(tr("Overview: click or drag to move the view"));
   setCursor(Qt::PointingHandCursor);
@@ -45,14 +46,12 @@ void GraphMinimap::setGraph(std::shared_ptr<const LaidOutGraph> graph,
 }
 
 QRectF GraphMinimap::visibleSceneRect() const {
-  if (!view_)
-    return {};
   return view_->mapToScene(view_->viewport()->rect()).boundingRect();
 }
 
 QRectF GraphMinimap::mapArea() const {
   const QRectF box = QRectF(rect()).adjusted(kInset, kInset, -kInset, -kInset);
-  if (!view_ || view_->sceneRect().isEmpty())
+  if (view_->sceneRect().isEmpty())
     return box;
   const QRectF scene = view_->sceneRect();
   const double s = std::min(box.width() / scene.width(), box.height() / scene.height());
@@ -61,7 +60,7 @@ QRectF GraphMinimap::mapArea() const {
 }
 
 QPointF GraphMinimap::toScene(const QPointF& p) const {
-  const QRectF area = mapArea(), scene = view_ ? view_->sceneRect() : QRectF();
+  const QRectF area = mapArea(), scene = view_->sceneRect();
   if (area.isEmpty() || scene.isEmpty())
     return {};
   return {scene.left() + (p.x() - area.left()) * scene.width() / area.width(),
@@ -69,7 +68,7 @@ QPointF GraphMinimap::toScene(const QPointF& p) const {
 }
 
 QPointF GraphMinimap::fromScene(const QPointF& p) const {
-  const QRectF area = mapArea(), scene = view_ ? view_->sceneRect() : QRectF();
+  const QRectF area = mapArea(), scene = view_->sceneRect();
   if (area.isEmpty() || scene.isEmpty())
     return {};
   return {area.left() + (p.x() - scene.left()) * area.width() / scene.width(),
@@ -77,7 +76,7 @@ QPointF GraphMinimap::fromScene(const QPointF& p) const {
 }
 
 bool GraphMinimap::isUseful() const {
-  if (!graph_ || !view_ || view_->sceneRect().isEmpty())
+  if (!graph_ || view_->sceneRect().isEmpty())
     return false;
   // Everything on screen (with a little slack for rounding): nothing to do.
   const QRectF visible = visibleSceneRect().adjusted(-2, -2, 2, 2);
@@ -106,8 +105,6 @@ void GraphMinimap::sync() {
 }
 
 void GraphMinimap::place() {
-  if (!view_)
-    return;
   // The graph's aspect ratio within kMaxWidth x kMaxHeight.
   QSize size(kMaxWidth, kMaxHeight);
   const QRectF scene = view_->sceneRect();
@@ -136,7 +133,7 @@ void GraphMinimap::render() {
   p.setPen(QPen(colors.clusterBorder, 1));
   p.setBrush(colors.minimapBackground);
   p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
-  if (!graph_ || !view_)
+  if (!graph_)
     return;
   const auto& G = graph_->graph;
   const auto& L = graph_->layout;
@@ -191,7 +188,7 @@ void GraphMinimap::paintEvent(QPaintEvent*) {
     render();
   QPainter p(this);
   p.drawImage(0, 0, image_);
-  if (!graph_ || !view_)
+  if (!graph_)
     return;
   const QRectF visible = visibleSceneRect();
   QRectF frame(fromScene(visible.topLeft()), fromScene(visible.bottomRight()));
@@ -207,7 +204,7 @@ void GraphMinimap::paintEvent(QPaintEvent*) {
 }
 
 void GraphMinimap::moveViewTo(const QPointF& widgetPos) {
-  if (!view_ || !graph_)
+  if (!graph_)
     return;
   view_->centerOn(toScene(widgetPos));
 }
@@ -236,8 +233,9 @@ void GraphMinimap::resizeEvent(QResizeEvent* e) {
 }
 
 bool GraphMinimap::eventFilter(QObject* watched, QEvent* e) {
-  if (view_ && (watched == view_ || watched == view_->viewport()) &&
-      (e->type() == QEvent::Resize || e->type() == QEvent::Show)) {
+  // Type and identity first: see the header on events of a dying canvas.
+  if ((e->type() == QEvent::Resize || e->type() == QEvent::Show) &&
+      (watched == watchedView_ || watched == watchedViewport_)) {
     place();
     scheduleSync();
   }

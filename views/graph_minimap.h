@@ -9,8 +9,16 @@
 // cached as an image and rebuilt only when the graph, the theme or the
 // minimap's size changes. The frame follows the canvas's scroll bars and
 // zoom. The minimap hides itself while the canvas shows the whole graph.
+//
+// The minimap is a child of its canvas, so it never outlives it, but the
+// canvas's destructors run before Qt deletes the children: while they run,
+// the canvas is no longer a QGraphicsView and events it still receives (a
+// child removed, a leave) reach the minimap's event filter. The filter
+// therefore compares the watched object by identity and reads the canvas
+// only for the two events it handles, and the canvas is kept as a plain
+// pointer (a QPointer would cast the dying object on every test). Owners
+// that can, delete the minimap first (GraphView's destructor does).
 #include <QImage>
-#include <QPointer>
 #include <QWidget>
 
 #include <memory>
@@ -64,7 +72,11 @@ private:
   QRectF mapArea() const; // where the graph is drawn inside the widget
   void moveViewTo(const QPointF& widgetPos);
 
-  QPointer<QGraphicsView> view_;
+  QGraphicsView* const view_; // the parent: valid for this object's lifetime
+  // The canvas and its viewport as QObjects, taken while the canvas is
+  // whole: the event filter's identity test needs no cast.
+  QObject* const watchedView_;
+  QObject* const watchedViewport_;
   std::shared_ptr<const LaidOutGraph> graph_;
   std::vector<unity::viz::DiffStatus> status_;
   QImage image_;

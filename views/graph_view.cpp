@@ -344,6 +344,10 @@ GraphView::~GraphView() {
   invalidateScenes();
   for (auto& c : cancels_)
     c->store(true);
+  // Before the canvases are torn down (graph_minimap.h).
+  delete minimap_;
+  delete beforeMinimap_;
+  minimap_ = beforeMinimap_ = nullptr;
 }
 
 QString GraphView::statusText() const { return status_->text(); }

@@ -133,8 +133,10 @@ public:
   bool waitForLayout(int timeoutMs);
   /// True while the scene items are being added (in time slices).
   bool drawing() const;
-  /// The builder that adds the scene items (slices, longest slice).
+  /// The builder that adds the scene items (slices, longest slice); tests
+  /// pause or step it to look at an unfinished drawing.
   const ChunkedBuilder* builder() const { return builder_; }
+  ChunkedBuilder* builder() { return builder_; }
 
   /// What is shown (the after side in diff mode); null while laying out.
   LaidOutGraphPtr shown() const { return after_; }

@@ -1,48 +1,37 @@
 #pragma once
-// The document of the workbench: the model (input module and its file),
-// the pass history of its last build, the step the user looks at and the
-// graph-level function shown. Views observe it through signals; nothing here
-// draws. Builds run off the UI thread (BuildWorker); errors come back with
-// their source location so the log can point at them.
+// The workbench session: one object that puts the parts together, so the
+// main window and the views have one thing to observe.
 //
-// Steps follow engine/viz/history.h: 0 is the input module, k the module
-// after pass record k-1.
+//   Document        the model, the pass history, the current step/function
+//   TargetSetup     composite target and assignments, with undo
+//   BuildController builds for the current setup, off the UI thread
+//   BuildComparison Run and Compare against an all-llvm build
+//   session_file.h  the .lsession format
 //
-// Targets (docs/gui.md, "Targets and drag-to-target"): the session holds a
-// composite target string ("fast: llvm; compat: c") and a list of
-// assignments (binding or source-model node name -> sub-target). A build
-// applies them to the input module with unity::transform::annotateByName,
-// recorded as the first pass "AnnotateTarget" of the history; the engine's
-// composite build then runs PartitionByTarget (and AssignTargets when
-// "automatic" is on) and generates code per sub-target. Assignment changes go
-// through the undo stack (assign(), setAssignmentsUndoable()), so each one
-// can be undone; a session (model path, target, assignments) saves to and
-// opens from a .lsession JSON file.
+// Session itself only wires them and carries the workflows that span parts:
+// opening a model (a new model cancels the build and drops the assignments),
+// rebuilding when the assignments are edited or undone, saving and opening
+// .lsession files, and reporting what happens (info / errorOccurred, with a
+// source location when there is one). Its query and slot members forward to
+// the part that owns the state; new code may use the parts directly.
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include "engine/ir/module.h"
 #include "engine/transform/record.h"
+#include "views/build_controller.h"
+#include "views/document.h"
+#include "views/target_setup.h"
 
 class QUndoStack;
 
-namespace unity {
-struct BuildResult;
-}
-
 namespace lowerscope {
 
-/// Binding or source-model node name -> sub-target name, in the order given.
-using TargetAssignments = std::vector<std::pair<std::string, std::string>>;
-
-class BuildWorker;
-struct BuildOutcome;
+class BuildComparison;
 
 class Session : public QObject {
   Q_OBJECT
@@ -50,96 +39,94 @@ public:
   explicit Session(QObject* parent = nullptr);
   ~Session() override;
 
+  Document* document() const { return document_; }
+  TargetSetup* targets() const { return targets_; }
+  BuildController* builds() const { return builds_; }
+
+  // ---- the model
   /// Loads a .uir or .onnx file. On failure emits errorOccurred (with the
   /// location when there is one), keeps the current model and returns false.
   bool open(const QString& path, QString* error = nullptr);
-  /// Sets the model directly (tests, generated modules); clears the history.
+  /// Sets the model directly (tests, generated modules): cancels a running
+  /// build, clears the history and the assignments.
   void setModule(unity::ir::IRModule module, const QString& path = {});
-  bool hasModule() const { return bool(input_); }
-  unity::ir::IRModule module() const { return input_; }
-  QString path() const { return path_; }
+  bool hasModule() const { return document_->hasModule(); }
+  unity::ir::IRModule module() const { return document_->module(); }
+  QString path() const { return document_->path(); }
 
-  const std::vector<unity::transform::PassRecord>& records() const { return records_; }
-  bool hasHistory() const { return !records_.empty(); }
-  /// Number of steps: records + 1 (the input), 0 without a module.
-  int stepCount() const;
-  int currentStep() const { return step_; }
-  /// The module at the current step, and the one it was made from.
-  unity::ir::IRModule currentModule() const;
-  unity::ir::IRModule moduleAt(int step) const;
-  unity::ir::IRModule moduleBefore(int step) const;
-  /// "Input" for step 0, else the pass name.
-  QString stepName(int step) const;
-  /// The step a spec names ("7", "FuseOps"); -1 (and `error`) when none.
-  int findStep(const QString& spec, QString* error = nullptr) const;
+  // ---- history and position (Document)
+  const std::vector<unity::transform::PassRecord>& records() const { return document_->records(); }
+  bool hasHistory() const { return document_->hasHistory(); }
+  int stepCount() const { return document_->stepCount(); }
+  int currentStep() const { return document_->currentStep(); }
+  unity::ir::IRModule currentModule() const { return document_->currentModule(); }
+  unity::ir::IRModule moduleAt(int step) const { return document_->moduleAt(step); }
+  unity::ir::IRModule moduleBefore(int step) const { return document_->moduleBefore(step); }
+  QString stepName(int step) const { return document_->stepName(step); }
+  int findStep(const QString& spec, QString* error = nullptr) const {
+    return document_->findStep(spec, error);
+  }
+  QString currentFunction() const { return document_->currentFunction(); }
 
-  QString currentFunction() const { return function_; }
+  // ---- builds (BuildController)
+  bool isBuilding() const { return builds_->isBuilding(); }
+  void setCodegen(bool on) { builds_->setCodegen(on); }
+  std::shared_ptr<const unity::BuildResult> lastBuild() const { return builds_->lastBuild(); }
+  /// Rebuilds now, or after the running build (which is cancelled).
+  void rebuild() { builds_->rebuild(); }
+  /// Blocks (processing events) until no build runs; false on timeout.
+  bool waitForBuild(int timeoutMs) { return builds_->wait(timeoutMs); }
 
-  bool isBuilding() const;
-  /// Codegen after the passes (default true); off: the passes only.
-  void setCodegen(bool on) { codegen_ = on; }
-  BuildWorker* worker() const { return worker_; }
-  /// The result of the last successful build (null before one).
-  std::shared_ptr<const unity::BuildResult> lastBuild() const { return lastBuild_; }
-
-  // ---- targets (see the header comment)
-  /// The composite target ("" : a plain llvm build without partitioning).
-  QString compositeTarget() const { return target_; }
-  /// Empty when `text` is a valid target string, else the engine's message.
-  static QString validateTarget(const QString& text);
-  /// Sets the composite target after validating it; false (and `error`, the
-  /// engine's message) when invalid. Does not rebuild.
-  bool setCompositeTarget(const QString& text, QString* error = nullptr);
-  /// Sub-target names of the composite target, in order; the default one.
-  QStringList subTargets() const;
-  QString defaultSubTarget() const;
-  /// The target string of sub-target `name` ("" when unknown).
-  QString subTargetString(const QString& name) const;
-  const TargetAssignments& assignments() const { return assignments_; }
-  /// Sets the assignments without the undo stack (undo commands, loading).
-  void setAssignments(const TargetAssignments& a);
-  /// Library sub-targets claim their patterns (AssignTargets) when on.
-  bool automaticAssignment() const { return automatic_; }
-  void setAutomaticAssignment(bool on);
-  /// The input module with the composite target and `a` applied (what a
-  /// build starts from). Throws unity::Error (unknown name or sub-target).
-  unity::ir::IRModule annotatedInput(const TargetAssignments& a) const;
-  /// Assigns `names` to `subTarget` as one undoable step and rebuilds.
-  /// Refused (false, `error`, logged) when a name resolves to nothing, the
-  /// sub-target is unknown or there is no composite target.
-  bool assign(const QStringList& names, const QString& subTarget, QString* error = nullptr);
-  /// Replaces all assignments as one undoable step (e.g. "clear") and rebuilds.
+  // ---- targets (TargetSetup)
+  QString compositeTarget() const { return targets_->compositeTarget(); }
+  static QString validateTarget(const QString& text) { return TargetSetup::validateTarget(text); }
+  bool setCompositeTarget(const QString& text, QString* error = nullptr) {
+    return targets_->setCompositeTarget(text, error);
+  }
+  QStringList subTargets() const { return targets_->subTargets(); }
+  QString defaultSubTarget() const { return targets_->defaultSubTarget(); }
+  QString subTargetString(const QString& name) const { return targets_->subTargetString(name); }
+  const TargetAssignments& assignments() const { return targets_->assignments(); }
+  void setAssignments(const TargetAssignments& a) { targets_->setAssignments(a); }
+  bool automaticAssignment() const { return targets_->automaticAssignment(); }
+  void setAutomaticAssignment(bool on) { targets_->setAutomaticAssignment(on); }
+  unity::ir::IRModule annotatedInput(const TargetAssignments& a) const {
+    return targets_->annotatedInput(a);
+  }
+  /// Undoable; the build follows (see TargetSetup).
+  bool assign(const QStringList& names, const QString& subTarget, QString* error = nullptr) {
+    return targets_->assign(names, subTarget, error);
+  }
   bool setAssignmentsUndoable(const TargetAssignments& a, const QString& text,
-                              QString* error = nullptr);
-  QUndoStack* undoStack() const { return undo_; }
-  /// Runs the last build and a plain llvm build of the same input on the
-  /// same deterministic inputs (sin-filled; symbolic dims 1), off the UI
-  /// thread, and reports the largest difference by comparisonFinished (and
-  /// the log). False when there is no runnable build or a comparison runs.
+                              QString* error = nullptr) {
+    return targets_->setAssignmentsUndoable(a, text, error);
+  }
+  QUndoStack* undoStack() const { return targets_->undoStack(); }
+
+  // ---- Run and Compare (BuildComparison)
+  /// Compares the last build with an all-llvm build off the UI thread;
+  /// comparisonFinished (and the log) reports. False when there is no
+  /// runnable build or a comparison runs.
   bool compareWithLlvm();
   bool isComparing() const;
-  /// Rebuilds now, or after the running build (which is cancelled).
-  void rebuild();
 
-  // ---- session files (.lsession, JSON)
-  /// Writes model path (relative to the session file), target, automatic
-  /// flag and assignments. False (and `error`) on I/O failure or no model.
+  // ---- session files (.lsession, session_file.h)
+  /// Writes model path, target, automatic flag and assignments. False (and
+  /// `error`) on I/O failure or when no model file is open.
   bool saveSession(const QString& path, QString* error = nullptr) const;
   /// Opens a session file: its model, target and assignments. A corrupt file,
   /// a missing model or an invalid target gives false and an error naming
   /// the file and the cause; the current state is then kept.
   bool openSession(const QString& path, QString* error = nullptr);
   QString sessionPath() const { return sessionPath_; }
-  /// Blocks (processing events) until a running build ends; false on timeout.
-  bool waitForBuild(int timeoutMs);
 
 public Q_SLOTS:
-  void setCurrentStep(int step);
-  void setCurrentFunction(const QString& name);
-  /// Starts a build of the input with the default pipeline; false when there
-  /// is no module or a build runs already.
-  bool startBuild();
-  void cancelBuild();
+  void setCurrentStep(int step) { document_->setCurrentStep(step); }
+  void setCurrentFunction(const QString& name) { document_->setCurrentFunction(name); }
+  /// Starts a build of the input for the current target setup; false when
+  /// there is no module or a build runs already.
+  bool startBuild() { return builds_->start(); }
+  void cancelBuild() { builds_->cancel(); }
 
 Q_SIGNALS:
   void moduleChanged();
@@ -158,28 +145,11 @@ Q_SIGNALS:
   void comparisonFinished(bool ok, double maxDiff, const QString& report);
 
 private:
-  void onBuildFinished(const BuildOutcome& outcome);
-  /// Logs which functions PartitionByTarget outlined for each sub-target.
-  void reportPartition();
-  void pickFunction();
-
-  unity::ir::IRModule input_;
-  QString path_;
-  std::vector<unity::transform::PassRecord> records_;
-  int step_ = 0;
-  QString function_;
-  bool codegen_ = true;
-  BuildWorker* worker_;
-  std::shared_ptr<const unity::BuildResult> lastBuild_;
-  unity::ir::IRModule built_;                            // what the running build started from
-  std::vector<unity::transform::PassRecord> preRecords_; // AnnotateTarget
-  bool rebuildPending_ = false;
-  QString target_;
-  TargetAssignments assignments_;
-  bool automatic_ = false;
-  QUndoStack* undo_;
+  Document* document_;
+  TargetSetup* targets_;
+  BuildController* builds_;
+  BuildComparison* comparison_;
   QString sessionPath_;
-  QObject* comparing_ = nullptr; // the running comparison's watcher
 };
 
 } // namespace lowerscope

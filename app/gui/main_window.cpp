@@ -6,7 +6,6 @@
 #include "engine/ir/tir.h"
 #include "engine/viz/graph_layout.h"
 #include "lowerscope/version.h"
-#include "views/build_worker.h"
 #include "views/empty_state_widget.h"
 #include "views/graph_view.h"
 #include "views/ir_diff_view.h"
@@ -431,7 +430,7 @@ void MainWindow::onBuildFinished(bool ok, const QString& summary) {
   statusBar()->showMessage(summary, 10000);
   if (!ok) {
     // Failures are already logged with their location; a cancel is not.
-    if (session_->worker()->lastOutcome().cancelled)
+    if (session_->builds()->lastCancelled())
       log_->warning(summary);
     logDock_->raise();
     return;

@@ -125,12 +125,55 @@ TEST(ChunkedBuilder, RunAllFinishesAtOnce) {
   EXPECT_FALSE(b.running());
 }
 
+TEST(ChunkedBuilder, MaxJobsPerSliceEndsASliceEarly) {
+  ChunkedBuilder b;
+  b.setBudgetMs(1e6); // the count, not the clock, ends each slice
+  b.setMaxJobsPerSlice(7);
+  int ran = 0;
+  b.addPhase(30, [&](size_t) { ++ran; });
+  b.start();
+  EXPECT_EQ(ran, 7);
+  EXPECT_TRUE(b.running());
+  ASSERT_TRUE(processUntil([&] { return !b.running(); }, 20000));
+  EXPECT_EQ(ran, 30);
+  EXPECT_EQ(b.slices(), 5); // 7 + 7 + 7 + 7 + 2
+}
+
+TEST(ChunkedBuilder, APausedRunAdvancesOnlyByStep) {
+  ChunkedBuilder b;
+  b.setMaxJobsPerSlice(4);
+  b.setPaused(true);
+  int ran = 0, finished = 0;
+  QObject::connect(&b, &ChunkedBuilder::finished, [&] { ++finished; });
+  b.addPhase(10, [&](size_t) { ++ran; });
+  b.start();
+  EXPECT_TRUE(b.running());
+  EXPECT_EQ(ran, 0) << "start() only arms a paused run";
+  for (int i = 0; i < 20; ++i)
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  EXPECT_EQ(ran, 0) << "the event loop does not advance a paused run";
+  b.step();
+  EXPECT_EQ(ran, 4);
+  b.step();
+  EXPECT_EQ(ran, 8);
+  EXPECT_TRUE(b.running());
+  EXPECT_EQ(finished, 0);
+  // Unpaused, the event loop finishes it.
+  b.setPaused(false);
+  ASSERT_TRUE(processUntil([&] { return !b.running(); }, 20000));
+  EXPECT_EQ(ran, 10);
+  EXPECT_EQ(finished, 1);
+}
+
 TEST(ChunkedDrawing, BigGraphEndsWithOneItemPerNodeAndEdge) {
   Session session;
   GraphView view(&session);
   view.setAttribute(Qt::WA_DontShowOnScreen, true);
   view.resize(1000, 700);
   view.show();
+  // A slice ends after 200 jobs at the latest, so the drawing takes several
+  // whatever the machine's speed.
+  view.builder()->setMaxJobsPerSlice(200);
   session.setModule(unity::text::parseModule(chainModel(700)), "chain700.uir");
   ASSERT_TRUE(view.waitForLayout(120000));
   ASSERT_NE(view.shown(), nullptr);
@@ -164,10 +207,20 @@ TEST(ChunkedDrawing, ANewModuleCancelsAnUnfinishedDrawing) {
   view.setAttribute(Qt::WA_DontShowOnScreen, true);
   view.resize(1000, 700);
   view.show();
+  // Paused, the drawing stops after its first slice we step: unfinished
+  // however fast the machine is.
+  ChunkedBuilder* builder = view.builder();
+  builder->setPaused(true);
+  builder->setMaxJobsPerSlice(100);
   session.setModule(unity::text::parseModule(chainModel(900)), "chain900.uir");
-  ASSERT_TRUE(processUntil([&] { return view.drawing(); }, 120000));
+  ASSERT_TRUE(processUntil([&] { return view.drawing(); }, 120000)); // laid out, drawing armed
+  builder->step();
+  ASSERT_TRUE(view.drawing());
+  ASSERT_GT(builder->done(), 0u);
+  ASSERT_LT(builder->done(), builder->total());
   // Mid-drawing, another model: the old jobs must not add to the new scene.
   session.setModule(unity::text::parseModule(chainModel(400)), "chain400.uir");
+  builder->setPaused(false);
   ASSERT_TRUE(view.waitForLayout(120000));
   size_t nodeItems = 0;
   for (QGraphicsItem* item : view.scene()->items())
