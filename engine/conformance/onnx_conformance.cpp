@@ -17,6 +17,7 @@
 #include "engine/build.h"
 #include "engine/frontend/onnx_importer.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/runtime/compare.h"
 #include "engine/support/error.h"
 #include "engine/transform/legalize.h"
 #include "engine/transform/normalize.h"
@@ -48,65 +49,19 @@ const char* caseStatusName(CaseStatus s) {
   return "?";
 }
 
-namespace {
-
-/// IEEE half -> double (Tensor::getDouble does not read float16).
-double halfToDouble(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  double v;
-  if (exp == 0)
-    v = std::ldexp(man, -24);
-  else if (exp == 31)
-    v = man ? NAN : INFINITY;
-  else
-    v = std::ldexp(man + 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-double elementAt(const Tensor& t, int64_t i) {
-  if (t.dtype().isFloat() && t.dtype().bits == 16)
-    return halfToDouble(t.dataAs<uint16_t>()[i]);
-  return t.getDouble(i);
-}
-
-} // namespace
-
 std::string compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol,
                            double* maxAbsErr) {
-  if (got.shape() != want.shape())
-    return "shape " + Tensor::shapeStr(got.shape()) + ", expected " +
-           Tensor::shapeStr(want.shape());
-  if (!(got.dtype() == want.dtype()))
-    return "dtype " + got.dtype().str() + ", expected " + want.dtype().str();
-  bool isFloat = want.dtype().isFloat();
-  int64_t bad = 0, firstBad = -1;
-  double worst = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = elementAt(got, i), w = elementAt(want, i);
-    bool ok;
-    if (!isFloat) {
-      ok = g == w;
-    } else if (std::isnan(w) || std::isnan(g)) {
-      ok = std::isnan(w) && std::isnan(g);
-    } else if (std::isinf(w) || std::isinf(g)) {
-      ok = g == w;
-    } else {
-      ok = std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w);
-    }
-    if (!std::isnan(g) && !std::isnan(w) && !std::isinf(g) && !std::isinf(w))
-      worst = std::max(worst, std::abs(g - w));
-    else if (!ok)
-      worst = INFINITY;
-    if (!ok && bad++ == 0)
-      firstBad = i;
-  }
+  runtime::TensorDifference d = runtime::compareTensors(got, want, {tol.rtol, tol.atol});
+  if (!d.structural.empty())
+    return d.structural;
   if (maxAbsErr)
-    *maxAbsErr = std::max(*maxAbsErr, worst);
-  if (!bad)
+    *maxAbsErr = std::max(*maxAbsErr, d.maxAbs);
+  if (d.same())
     return {};
   std::ostringstream os;
-  os << bad << " of " << want.numel() << " elements differ (first at flat index " << firstBad
-     << ": got " << elementAt(got, firstBad) << ", expected " << elementAt(want, firstBad) << ")";
+  os << d.mismatches << " of " << d.elements << " elements differ (first at flat index "
+     << d.firstMismatch << ": got " << runtime::elementAsDouble(got, d.firstMismatch)
+     << ", expected " << runtime::elementAsDouble(want, d.firstMismatch) << ")";
   return os.str();
 }
 

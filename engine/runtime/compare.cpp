@@ -22,12 +22,6 @@ double halfToDouble(uint16_t h) {
   return sign ? -v : v;
 }
 
-double elementAt(const Tensor& t, int64_t i) {
-  if (t.dtype().isFloat() && t.dtype().bits == 16)
-    return halfToDouble(t.dataAs<uint16_t>()[i]);
-  return t.getDouble(i);
-}
-
 /// Folds `d` (one tensor's comparison, itself the `index`-th) into `into`.
 void merge(TensorDifference& into, const TensorDifference& d, size_t index) {
   if (into.firstMismatch < 0 && d.firstMismatch >= 0) {
@@ -42,6 +36,12 @@ void merge(TensorDifference& into, const TensorDifference& d, size_t index) {
 
 } // namespace
 
+double elementAsDouble(const Tensor& t, int64_t i) {
+  if (t.dtype().isFloat() && t.dtype().bits == 16)
+    return halfToDouble(t.dataAs<uint16_t>()[i]);
+  return t.getDouble(i);
+}
+
 TensorDifference compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol) {
   TensorDifference r;
   if (got.shape() != want.shape()) {
@@ -55,7 +55,7 @@ TensorDifference compareTensors(const Tensor& got, const Tensor& want, const Tol
   }
   const bool isFloat = want.dtype().isFloat();
   for (int64_t i = 0; i < want.numel(); ++i) {
-    const double g = elementAt(got, i), w = elementAt(want, i);
+    const double g = elementAsDouble(got, i), w = elementAsDouble(want, i);
     bool ok;
     if (!isFloat) {
       ok = g == w;

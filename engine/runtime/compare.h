@@ -38,6 +38,10 @@ struct TensorDifference {
   bool same() const { return structural.empty() && mismatches == 0; }
 };
 
+/// Element `i` (flat index) of `t` as a double; float16 included, which
+/// Tensor::getDouble does not read.
+double elementAsDouble(const Tensor& t, int64_t i);
+
 /// Compares `got` against `want` (see the header comment).
 TensorDifference compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol = {});
 
