@@ -85,9 +85,9 @@ ResolvedTarget resolveTarget(const CodegenOptions& opts) {
   }
   // LLVM tunes AVX-512 CPUs (skylake-avx512 ... and the host here) to
   // prefer 256-bit vectors (frequency concerns of mixed code). Our kernels
-  // are long dense loops where the full width pays: matmul 1024 went from
-  // 38 to 41 GFLOP/s and 256 from 60 to 70 (docs/benchmarks.md), and the
-  // default schedule tiles for the machine model's 512-bit vectors.
+  // are long dense loops where the full width pays (docs/benchmarks.md,
+  // "Full-width vectors"), and the default schedule tiles for the machine
+  // model's 512-bit vectors.
   // "+prefer-256-bit" in -mattr restores LLVM's choice (and makes the
   // model 256-bit).
   if (codegenMachine(opts).vectorBits == 512 &&
