@@ -37,7 +37,8 @@ void initializeLLVMTargets() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
-    // Cross targets we ship emission for (TOOLCHAIN.md: initialise explicitly).
+    // Cross targets we emit objects for: InitializeNativeTarget covers only
+    // the host's, so each of these is initialised by name.
     LLVMInitializeARMTargetInfo();
     LLVMInitializeARMTarget();
     LLVMInitializeARMTargetMC();
@@ -174,8 +175,8 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel) {
     // find, and that search gives up after six getelementptrs; inside the
     // default pipeline the callee is inlined after InstCombine has split
     // each flattened index into a chain of them, so the loads of a padded
-    // image lost their scope and every reduction that read one needed
-    // runtime overlap checks and kept its accumulators in memory.
+    // image would lose their scope and every reduction that reads one would
+    // need runtime overlap checks and keep its accumulators in memory.
     mpm.addPass(llvm::AlwaysInlinerPass());
     mpm.addPass(pb.buildPerModuleDefaultPipeline(level));
   }
