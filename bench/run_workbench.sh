@@ -1,9 +1,9 @@
 #!/bin/sh
 # Generates the large models and runs bench_workbench on them (see
-# docs/benchmarks.md, "Workbench"). By default uses the release build in
-# build/release (cmake --preset release); BENCH_BUILD_DIR=<dir> picks
-# another configured build with the GUI on. Extra arguments go to
-# bench_workbench (e.g. --repeat 40).
+# docs/benchmarks.md, "Workbench responsiveness"). By default uses the
+# release build in build/release (cmake --preset release);
+# BENCH_BUILD_DIR=<dir> picks another configured build with the GUI on.
+# Extra arguments go to bench_workbench (e.g. --repeat 40).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="${BENCH_BUILD_DIR:-$root/build/release}"

@@ -589,7 +589,8 @@ private:
   /// loop such as 8 rows x 32 lanes into scalars that the SLP vectorizer
   /// regroups as 16 + 8 + 4 + 2 + 1 + 1 lanes, and the accumulator tile is
   /// then loaded and stored at every reduce step instead of living in
-  /// registers (a 256x14x14 3x3 convolution ran 10x slower).
+  /// registers (an order of magnitude slower on a 3x3 convolution:
+  /// docs/benchmarks.md, "Strided and 1x1 convolutions, accumulator tiles").
   llvm::MDNode* loopMetadata(ForKind kind, int64_t constExtent = -1) {
     std::vector<llvm::Metadata*> props;
     if (kind == ForKind::Unrolled) {

@@ -2,13 +2,14 @@
 // module to an ORC LLJIT, and resolve every kernel's address up front (so
 // that any LLVM failure surfaces in compileForHost, not at the first call).
 //
-// Kernels are compiled on all hardware threads: they are split into groups
-// of about equal size (IR statements), and each group is generated,
-// optimized and compiled to an object file in its own LLVMContext on its
-// own thread; the JIT then only links the objects. Kernels do not call each
-// other, so a group is a complete module. The optimized IR of each group is
-// kept; llvmIR(), assembly() and object() link them back into one module
-// first (a 5.3-MB transformer: 1.7 s -> about 1.1 s on 2 cores).
+// Kernels are compiled on all hardware threads, because LLVM's optimization
+// and code generation are nearly all of a build's time (docs/benchmarks.md,
+// "Build time"): they are split into groups of about equal size (IR
+// statements), and each group is generated, optimized and compiled to an
+// object file in its own LLVMContext on its own thread; the JIT then only
+// links the objects. Kernels do not call each other, so a group is a
+// complete module. The optimized IR of each group is kept; llvmIR(),
+// assembly() and object() link them back into one module first.
 //
 // Symbols: the runtime entries (unity_parallel_for, unity_alloc, unity_free)
 // are defined in the JIT by address, so they resolve even when the

@@ -37,7 +37,8 @@ void initializeLLVMTargets() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
-    // Cross targets we ship emission for (TOOLCHAIN.md: initialise explicitly).
+    // Cross targets we emit objects for: InitializeNativeTarget covers only
+    // the host's, so each of these is initialised by name.
     LLVMInitializeARMTargetInfo();
     LLVMInitializeARMTarget();
     LLVMInitializeARMTargetMC();
@@ -85,9 +86,9 @@ ResolvedTarget resolveTarget(const CodegenOptions& opts) {
   }
   // LLVM tunes AVX-512 CPUs (skylake-avx512 ... and the host here) to
   // prefer 256-bit vectors (frequency concerns of mixed code). Our kernels
-  // are long dense loops where the full width pays: matmul 1024 went from
-  // 38 to 41 GFLOP/s and 256 from 60 to 70 (docs/benchmarks.md), and the
-  // default schedule tiles for the machine model's 512-bit vectors.
+  // are long dense loops where the full width pays (docs/benchmarks.md,
+  // "Full-width vectors"), and the default schedule tiles for the machine
+  // model's 512-bit vectors.
   // "+prefer-256-bit" in -mattr restores LLVM's choice (and makes the
   // model 256-bit).
   if (codegenMachine(opts).vectorBits == 512 &&
@@ -174,8 +175,8 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel) {
     // find, and that search gives up after six getelementptrs; inside the
     // default pipeline the callee is inlined after InstCombine has split
     // each flattened index into a chain of them, so the loads of a padded
-    // image lost their scope and every reduction that read one needed
-    // runtime overlap checks and kept its accumulators in memory.
+    // image would lose their scope and every reduction that reads one would
+    // need runtime overlap checks and keep its accumulators in memory.
     mpm.addPass(llvm::AlwaysInlinerPass());
     mpm.addPass(pb.buildPerModuleDefaultPipeline(level));
   }

@@ -12,10 +12,12 @@
 // Waiting spins before it sleeps: a worker that finished a chunk watches for
 // the next loop for up to kSpinMicros before it blocks on the condition
 // variable, and the caller watches for the last chunk the same way. A model
-// runs a few parallel loops per kernel, microseconds apart; waking a
-// sleeping thread through the kernel cost 20-60 us each on this VM, which
-// made MobileNetV2 (165 parallel loops) slower on 2 threads than on 1
-// (14.4 vs 11.0 ms). ONNX Runtime and OpenMP runtimes spin the same way.
+// runs a few parallel loops per kernel, microseconds apart, and waking a
+// sleeping thread through the kernel (a futex wake-up) costs tens of
+// microseconds, as much as a small loop's whole chunk: without the spin, a
+// model of many small parallel loops runs slower on 2 threads than on 1
+// (docs/benchmarks.md, "Kernel and runtime changes of session 4"). ONNX
+// Runtime and OpenMP runtimes spin the same way.
 //
 // Nested parallel loops (a parallel body reaching another parallel loop) and
 // concurrent calls from several host threads run serially on the calling

@@ -9,14 +9,14 @@
 //
 // A large 2-D convolution whose channel, image and kernel sizes are
 // constants (any batch, stride, dilation or groups), with at least 27
-// products per output (a 3x3 kernel over 3 channels: the RGB stem, 1.9 ->
-// 1.0 ms at 224x224/2; or a 1x1 kernel over at least 24 channels) and at
-// least 16 output positions, is written in the "wide" form instead: the
-// padded image of each channel is split into stride phases and each phase
-// flattened to one row ("pad_flat", row width Wq = ceil(Wp / stride)), the
-// reduction runs over flat positions p = y * Wq + x ("<name>_wide"), where
-// tap (ky, kx) reads one contiguous run p + offset(ky, kx), and a copy
-// keeps the positions with x < OW. The Wq - OW extra columns per row are
+// products per output (a 3x3 kernel over 3 channels, so the RGB stem is
+// included: its 27 products already pay for the flattening copy; or a 1x1
+// kernel over at least 24 channels) and at least 16 output positions, is
+// written in the "wide" form instead: the padded image of each channel is
+// split into stride phases and each phase flattened to one row ("pad_flat",
+// row width Wq = ceil(Wp / stride)), the reduction runs over flat positions
+// p = y * Wq + x ("<name>_wide"), where tap (ky, kx) reads one contiguous
+// run p + offset(ky, kx), and a copy keeps the positions with x < OW. The Wq - OW extra columns per row are
 // computed and dropped; in exchange the position loop splits into whole
 // vectors whatever the image width (14, 28, 56 in ResNet) or stride, which
 // the default schedule's register tile needs. A 1x1 kernel keeps a single
@@ -45,8 +45,11 @@ namespace {
 // The wide convolution form pays for its extra stages only when each output
 // sums many products over a sizeable image.
 constexpr int64_t kWideMinReduction = 27;
-constexpr int64_t kWideMinArea = 16;      // output positions
-constexpr int64_t kWideMinPointwise = 24; // 1x1: 24 channels gained 2.5x, 16 lost 1.6x
+constexpr int64_t kWideMinArea = 16; // output positions
+// 1x1 kernels: below about 24 input channels the flattening copy costs more
+// than the tile saves (docs/benchmarks.md, "Strided and 1x1 convolutions,
+// accumulator tiles").
+constexpr int64_t kWideMinPointwise = 24;
 
 void checkSameDim(const PrimExpr& a, const PrimExpr& b, const std::string& op,
                   const std::string& what) {

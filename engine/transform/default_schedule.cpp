@@ -256,8 +256,8 @@ void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, const Sched
 /// dividing `extent` (the loop's), minWidth <= K < extent; the smallest such K, or
 /// -1. Split by K, v = row * K + col turns floordiv(v, K) into the row and
 /// floormod(v, K) into the column: the column loop then reads contiguously
-/// instead of dividing in every lane (the wide convolution's pad_flat: a
-/// 112 x 112 image copied 5x faster).
+/// instead of dividing in every lane (the wide convolution's pad_flat;
+/// docs/benchmarks.md, "Code generation and copies").
 int64_t flatRowWidth(const Block* b, int64_t extent, int64_t minWidth) {
   auto* st = as<BufferStore>(b->body);
   auto* v = st && !st->indices.empty() ? as<PrimVar>(st->indices.back()) : nullptr;
@@ -529,9 +529,9 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   // r_o moves out of u_o. Unsplit, the K x V panel of a large matrix
   // (rows a power-of-two stride apart) thrashes the cache.
   // Not when the loops outside u_o leave fewer iterations than cores (a
-  // 1x1 convolution over a 7x7 image is one x tile): parallel, those
-  // threads would have nothing to do (320->1280 at 7x7 ran slower on 2
-  // threads than on 1); u_o stays outside the reduction and is parallel.
+  // 1x1 convolution over a 7x7 image is one x tile): the parallel loop
+  // would give the other cores nothing to do, and 2 threads would run
+  // slower than 1; u_o then stays outside the reduction and is parallel.
   int64_t er = constExtent(s.loop(r));
   int64_t outside = 1;
   for (size_t k = 0; k + 1 < outer.size(); ++k) {

@@ -11,8 +11,9 @@
 //                 with P of degree 6 and Q of degree 4 (max abs error 4.2e-7
 //                 against the exact erf, a few float32 ulps); NaN stays NaN.
 //                 mul/add/div/min/max only, so the loop vectorizes, where the
-//                 libm call erff runs one element at a time (it was 40% of a
-//                 BERT layer's time). float64 keeps the libm call (exact).
+//                 libm call erff runs one element at a time (GELU makes erf a
+//                 large share of a BERT layer). float64 keeps the libm call
+//                 (exact).
 // An argument that is not a variable or a constant and is used more than once
 // by the expansion is bound once with a PrimLet. What remains after the pass
 // maps one to one onto LLVM intrinsics (exp, log, sqrt, fabs, floor, pow,

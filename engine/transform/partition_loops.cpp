@@ -116,8 +116,9 @@ bool narrow(const PrimExpr& cmp, const Ref<PrimVar>& x, arith::Analyzer& an, Int
   }
   auto c = linearCoef(d, x.get());
   // Unit steps only: a stride-2 phase copy reads every other element, a
-  // gather inside the interior as well, and the cut measured slower there
-  // (3x3/2 depthwise 96x112x112: 0.37 -> 0.53 ms).
+  // gather inside the interior as well, so the cut adds loops and removes
+  // nothing (slower on the stride-2 depthwise layer: docs/benchmarks.md,
+  // "Known slow spots and why").
   if (!c || (*c != 1 && *c != -1))
     return false;
   // d = c*x + r: the smallest r is the worst case.
