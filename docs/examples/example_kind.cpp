@@ -73,7 +73,9 @@ const TargetKindHooks& exampleReluKindHooks() {
 
 void registerExampleReluKind() {
   target::registerTargetKind(
-      {"example_relu", {}, "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel"});
+      {"example_relu",
+       {},
+       "docs/adding-a-target-kind.md: claims nn.relu, runs a hand-written kernel"});
   registerKindHooks("example_relu", exampleReluKindHooks());
 }
 

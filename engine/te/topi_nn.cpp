@@ -16,19 +16,16 @@
 // split into stride phases and each phase flattened to one row ("pad_flat",
 // row width Wq = ceil(Wp / stride)), the reduction runs over flat positions
 // p = y * Wq + x ("<name>_wide"), where tap (ky, kx) reads one contiguous
-// run p + offset(ky, kx), and a copy keeps the positions with x < OW. The Wq - OW extra columns per row are
-// computed and dropped; in exchange the position loop splits into whole
-// vectors whatever the image width (14, 28, 56 in ResNet) or stride, which
-// the default schedule's register tile needs. A 1x1 kernel keeps a single
-// reduce loop (a matmul over channels). Same values, same output as the
-// direct form. A 1x1 stride-1 unpadded kernel over an image of 3 or 4
-// whole vectors' multiple (MobileNet's 112x112 and 56x56 pointwise layers)
-// reads the input itself at p = y * W + x, without the copy. Depthwise
-// convolutions (one input channel per group, 9
-// products per output) do not take it — the flattening copy would cost more
-// than the taps; with constant shapes they have no channel reduction, and
-// with a stride their padded image is stored split into stride phases so
-// each tap reads a contiguous run (conv2dDepthwise).
+// run p + offset(ky, kx), and a copy keeps the positions with x < OW. The Wq - OW extra columns per
+// row are computed and dropped; in exchange the position loop splits into whole vectors whatever
+// the image width (14, 28, 56 in ResNet) or stride, which the default schedule's register tile
+// needs. A 1x1 kernel keeps a single reduce loop (a matmul over channels). Same values, same output
+// as the direct form. A 1x1 stride-1 unpadded kernel over an image of 3 or 4 whole vectors'
+// multiple (MobileNet's 112x112 and 56x56 pointwise layers) reads the input itself at p = y * W +
+// x, without the copy. Depthwise convolutions (one input channel per group, 9 products per output)
+// do not take it — the flattening copy would cost more than the taps; with constant shapes they
+// have no channel reduction, and with a stride their padded image is stored split into stride
+// phases so each tap reads a contiguous run (conv2dDepthwise).
 //
 // The transposed convolution is written directly as a gather: output y
 // receives input iy when y + pad_begin - ky * dilation == iy * stride, a
