@@ -100,7 +100,10 @@ QVariant PassTimelineModel::data(const QModelIndex& index, int role) const {
     case TimeColumn:
       return r ? QString::number(r->ms, 'f', 2) : QString();
     case ChangedColumn:
-      return r ? (r->changed ? tr("changed") : tr("unchanged")) : QString();
+      return r ? (r->disabled  ? tr("disabled")
+                  : r->changed ? tr("changed")
+                               : tr("unchanged"))
+               : QString();
     }
     return {};
   case Qt::ToolTipRole:
@@ -112,7 +115,9 @@ QVariant PassTimelineModel::data(const QModelIndex& index, int role) const {
              : r->level == unity::transform::PassLevel::Graph ? tr("graph")
                                                               : tr("module"))
         .arg(r->ms, 0, 'f', 3)
-        .arg(r->changed ? tr("changed the module") : tr("left the module unchanged"));
+        .arg(r->disabled  ? tr("disabled: did not run")
+             : r->changed ? tr("changed the module")
+                          : tr("left the module unchanged"));
   case Qt::ForegroundRole:
     if (!changed)
       return QColor(Qt::gray);

@@ -124,6 +124,7 @@ void dumpPasses(const unity::BuildResult& r, const fs::path& dir) {
                      {"depth", rec.depth},
                      {"ms", rec.ms},
                      {"changed", rec.changed},
+                     {"disabled", rec.disabled},
                      {"file", file}});
   }
   writeFile(dir / "index.json", index.dump(2) + "\n");

@@ -69,6 +69,11 @@ PassContext::Scope::~Scope() { tlsCurrent = prev_; }
 ir::IRModule Pass::operator()(const ir::IRModule& m, PassContext& ctx) const {
   if (ctx.cancel && ctx.cancel->load())
     throw Cancelled();
+  if (ctx.disabled.count(info_.name)) {
+    for (auto& inst : ctx.instruments)
+      inst->runDisabledPass(info_, m, ctx.depth_);
+    return m;
+  }
   if (!ctx.shouldRun(info_))
     return m;
   for (auto& inst : ctx.instruments)

@@ -73,6 +73,11 @@ public:
   virtual void runBeforePass(const PassInfo&, const ir::IRModule& /*before*/, int /*depth*/) {}
   virtual void runAfterPass(const PassInfo&, const ir::IRModule& /*before*/,
                             const ir::IRModule& /*after*/, int /*depth*/, double /*ms*/) {}
+  /// A pass of the pipeline that PassContext::disabled turned off: it did
+  /// not run (the module passes through). Reported so that a record keeps
+  /// one step per pass of the pipeline whatever is disabled, and step k
+  /// means the same pass in every build of that pipeline.
+  virtual void runDisabledPass(const PassInfo&, const ir::IRModule& /*module*/, int /*depth*/) {}
 };
 
 /// Thrown when the context's cancel flag is raised between passes.

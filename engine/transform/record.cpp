@@ -38,6 +38,21 @@ void RecordingInstrument::runAfterPass(const PassInfo&, const ir::IRModule& befo
   r.finished = true;
 }
 
+void RecordingInstrument::runDisabledPass(const PassInfo& info, const ir::IRModule& module,
+                                          int depth) {
+  std::lock_guard lock(mu_);
+  PassRecord r;
+  r.index = static_cast<int>(records_.size());
+  r.parent = open_.empty() ? -1 : open_.back();
+  r.depth = depth;
+  r.name = info.name;
+  r.level = info.level;
+  r.before = r.after = module;
+  r.finished = true;
+  r.disabled = true;
+  records_.push_back(std::move(r));
+}
+
 std::vector<PassRecord> RecordingInstrument::records() const {
   std::lock_guard lock(mu_);
   return records_;

@@ -24,6 +24,7 @@ struct PassRecord {
   double ms = 0;
   bool changed = false;
   bool finished = false; // false while running, or if it threw
+  bool disabled = false; // turned off (PassContext::disabled): did not run, after == before
 };
 
 class RecordingInstrument : public PassInstrument {
@@ -31,6 +32,7 @@ public:
   void runBeforePass(const PassInfo& info, const ir::IRModule& before, int depth) override;
   void runAfterPass(const PassInfo& info, const ir::IRModule& before, const ir::IRModule& after,
                     int depth, double ms) override;
+  void runDisabledPass(const PassInfo& info, const ir::IRModule& module, int depth) override;
 
   /// A snapshot of the records so far (thread-safe; the GUI polls it).
   std::vector<PassRecord> records() const;

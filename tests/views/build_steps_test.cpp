@@ -75,16 +75,28 @@ TEST(BuildSteps, GuiStepNumbersEqualBuildDumpPassesWithTheSameAssignments) {
   }
   ASSERT_GT(cliSteps.size(), 3u);
 
-  Session s;
-  ASSERT_TRUE(s.open(model));
-  ASSERT_TRUE(s.setCompositeTarget(kTarget));
-  // The CLI always lets library sub-targets claim (AssignTargets runs).
-  s.setAutomaticAssignment(true);
-  s.setAssignments({{"fc", "compat"}});
-  const Steps gui = guiSteps(s);
-  ASSERT_FALSE(gui.empty());
-  EXPECT_EQ(gui, cliSteps);
-  EXPECT_EQ(s.stepName(1).toStdString(), "AnnotateTarget") << "the assignments are the first pass";
+  // The CLI always lets library sub-targets claim (AssignTargets runs); the
+  // GUI's default turns that pass off. A disabled pass keeps its step (it
+  // is recorded as disabled), so the numbers agree either way.
+  for (bool automatic : {true, false}) {
+    Session s;
+    ASSERT_TRUE(s.open(model));
+    ASSERT_TRUE(s.setCompositeTarget(kTarget));
+    s.setAutomaticAssignment(automatic);
+    s.setAssignments({{"fc", "compat"}});
+    const Steps gui = guiSteps(s);
+    ASSERT_FALSE(gui.empty());
+    EXPECT_EQ(gui, cliSteps) << "automatic assignment " << (automatic ? "on" : "off");
+    EXPECT_EQ(s.stepName(1).toStdString(), "AnnotateTarget")
+        << "the assignments are the first pass";
+    bool sawAssignTargets = false;
+    for (const auto& r : s.records())
+      if (r.name == "AssignTargets") {
+        sawAssignTargets = true;
+        EXPECT_EQ(r.disabled, !automatic);
+      }
+    EXPECT_TRUE(sawAssignTargets);
+  }
 }
 
 TEST(BuildSteps, GuiHistoryIsTheEngineBuildsRecords) {

@@ -176,3 +176,32 @@ TEST(RecordingInstrument, RebuiltButEqualModuleCountsAsUnchanged) {
   EXPECT_FALSE(moduleChanged(m, copy));
   EXPECT_TRUE(moduleChanged(m, deadCodeElimination(m)));
 }
+
+TEST(RecordingInstrument, ADisabledPassKeepsItsStepAndIsMarked) {
+  // Step k names the same pass of a pipeline whatever is disabled: the GUI
+  // (which may turn AssignTargets off) and `build --dump-passes` number alike.
+  auto pipeline = makePipeline("cleanup", {"CanonicalizeBindings", "DeadCodeElimination"});
+  auto names = [&](PassContext& ctx, std::vector<PassRecord>* out) {
+    auto rec = std::make_shared<RecordingInstrument>();
+    ctx.instruments.push_back(rec);
+    (*pipeline)(sampleModule(), ctx);
+    *out = rec->records();
+    std::vector<std::string> n;
+    for (auto& r : *out)
+      n.push_back(r.name);
+    return n;
+  };
+  PassContext all, some;
+  some.disabled.insert("CanonicalizeBindings");
+  std::vector<PassRecord> ra, rs;
+  EXPECT_EQ(names(all, &ra), names(some, &rs));
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_TRUE(rs[1].disabled);
+  EXPECT_FALSE(rs[1].changed);
+  EXPECT_TRUE(sameNode(rs[1].before, rs[1].after)) << "a disabled pass does not run";
+  EXPECT_EQ(rs[1].parent, 0);
+  EXPECT_EQ(rs[1].depth, 1);
+  EXPECT_FALSE(rs[2].disabled);
+  EXPECT_FALSE(ra[1].disabled);
+  EXPECT_TRUE(ra[1].changed);
+}
