@@ -81,6 +81,7 @@ void CodeView::refresh() {
     part.target = q(build->target.str());
     for (auto& [name, f] : unity::primFuncsOf(build->lowered))
       part.functions << q(name);
+    part.c = q(build->artifacts.cSource); // a plain `c` target's source
     if (build->compiled) {
       part.ir = q(build->compiled->llvmIR());
       part.assembly = q(build->compiled->assembly());
