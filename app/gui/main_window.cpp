@@ -141,9 +141,9 @@ void MainWindow::createPanels() {
 
   tuningDock_ = addPanel(
       tr("Tuning"), QStringLiteral("tuningDock"),
-      new EmptyStateWidget(tr("Tuning"), tr("Build a model to list its tuning tasks. Tuning "
-                                            "runs, their progress and the best schedule of "
-                                            "each task will appear here.")));
+      new EmptyStateWidget(tr("Tuning"), tr("The auto-scheduler is not built yet: this panel "
+                                            "will list a built model's tuning tasks, their "
+                                            "runs and best schedules once it is.")));
 
   log_ = new LogView;
   logDock_ = addPanel(tr("Log"), QStringLiteral("logDock"), log_);
