@@ -139,11 +139,11 @@ void MainWindow::createPanels() {
 
   createTargetPanels(); // the target palette and code docks
 
-  tuningDock_ = addPanel(
-      tr("Tuning"), QStringLiteral("tuningDock"),
-      new EmptyStateWidget(tr("Tuning"), tr("The auto-scheduler is not built yet: this panel "
-                                            "will list a built model's tuning tasks, their "
-                                            "runs and best schedules once it is.")));
+  tuningDock_ =
+      addPanel(tr("Tuning"), QStringLiteral("tuningDock"),
+               new EmptyStateWidget(tr("Tuning"), tr("The auto-scheduler is not built yet. A built "
+                                                     "model's tuning tasks, their runs and best "
+                                                     "schedules will appear here once it is.")));
 
   log_ = new LogView;
   logDock_ = addPanel(tr("Log"), QStringLiteral("logDock"), log_);
