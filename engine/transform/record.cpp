@@ -10,9 +10,8 @@ bool moduleChanged(const ir::IRModule& before, const ir::IRModule& after) {
   return !ir::structuralEqual(before, after);
 }
 
-void RecordingInstrument::runBeforePass(const PassInfo& info, const ir::IRModule& before,
+PassRecord& RecordingInstrument::append(const PassInfo& info, const ir::IRModule& before,
                                         int depth) {
-  std::lock_guard lock(mu_);
   PassRecord r;
   r.index = static_cast<int>(records_.size());
   r.parent = open_.empty() ? -1 : open_.back();
@@ -21,7 +20,13 @@ void RecordingInstrument::runBeforePass(const PassInfo& info, const ir::IRModule
   r.level = info.level;
   r.before = before;
   records_.push_back(std::move(r));
-  open_.push_back(records_.back().index);
+  return records_.back();
+}
+
+void RecordingInstrument::runBeforePass(const PassInfo& info, const ir::IRModule& before,
+                                        int depth) {
+  std::lock_guard lock(mu_);
+  open_.push_back(append(info, before, depth).index);
 }
 
 void RecordingInstrument::runAfterPass(const PassInfo&, const ir::IRModule& before,
@@ -41,16 +46,10 @@ void RecordingInstrument::runAfterPass(const PassInfo&, const ir::IRModule& befo
 void RecordingInstrument::runDisabledPass(const PassInfo& info, const ir::IRModule& module,
                                           int depth) {
   std::lock_guard lock(mu_);
-  PassRecord r;
-  r.index = static_cast<int>(records_.size());
-  r.parent = open_.empty() ? -1 : open_.back();
-  r.depth = depth;
-  r.name = info.name;
-  r.level = info.level;
-  r.before = r.after = module;
+  PassRecord& r = append(info, module, depth);
+  r.after = module;
   r.finished = true;
   r.disabled = true;
-  records_.push_back(std::move(r));
 }
 
 std::vector<PassRecord> RecordingInstrument::records() const {

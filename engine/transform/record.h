@@ -41,6 +41,9 @@ public:
   std::vector<PassRecord> leafRecords() const;
 
 private:
+  /// A new record for `info` under the innermost running pass (mu_ held).
+  PassRecord& append(const PassInfo& info, const ir::IRModule& before, int depth);
+
   mutable std::mutex mu_;
   std::vector<PassRecord> records_;
   std::vector<int> open_; // stack of running record indices
