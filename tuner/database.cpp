@@ -427,6 +427,14 @@ void Database::finishRun(int64_t runId, RunStatus status) {
     throw Error(path_ + ": no run " + std::to_string(runId));
 }
 
+void Database::reopenRun(int64_t runId) {
+  Stmt(db_, path_, "UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
+      .bind(1, runId)
+      .run();
+  if (sqlite3_changes(db_) == 0)
+    throw Error(path_ + ": no run " + std::to_string(runId));
+}
+
 std::vector<Run> Database::runs() const {
   Stmt s(db_, path_, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id").c_str());
   std::vector<Run> out;

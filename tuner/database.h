@@ -148,6 +148,9 @@ public:
   void updateRunProgress(int64_t runId, int64_t trialsDone);
   /// Sets the final status and ended_at. Throws for an unknown id.
   void finishRun(int64_t runId, RunStatus status);
+  /// Sets a run back to running (ended_at cleared): `tune --resume`.
+  /// Throws for an unknown id.
+  void reopenRun(int64_t runId);
   std::vector<Run> runs() const;
   std::optional<Run> run(int64_t runId) const;
 

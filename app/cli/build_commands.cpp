@@ -20,6 +20,8 @@
 #include "engine/support/measure.h"
 #include "engine/support/npy.h"
 #include "engine/text/printer.h"
+#include "tuner/apply_database.h"
+#include "tuner/database.h"
 
 namespace lowerscope::cli {
 
@@ -35,6 +37,7 @@ struct BuildArgs {
   std::string passes;
   std::string dumpDir, emitDir;
   std::string assign;
+  std::string db;
   bool reportMemory = false;
 };
 
@@ -49,6 +52,9 @@ void addBuildFlags(CLI::App* sub, BuildArgs& a) {
   sub->add_option("--pipeline", a.pipeline, "Named pass pipeline");
   sub->add_option("--passes", a.passes,
                   "Comma-separated registered passes (instead of --pipeline)");
+  sub->add_option("--db", a.db,
+                  "Tuning database (lowerscope-cli tune): ApplyTuningDatabase runs before "
+                  "DefaultSchedule and gives each kernel the best record for its target");
 }
 
 std::vector<std::string> splitComma(const std::string& s) {
@@ -71,6 +77,20 @@ std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) 
   if (!a.assign.empty()) {
     o.assignments = readAssignFile(a.assign); // file errors before the model loads
     o.assignmentsSource = a.assign;
+  }
+  if (!a.db.empty()) {
+    if (!fs::exists(a.db))
+      throw Error(a.db +
+                  ": no such tuning database (lowerscope-cli tune ... --db FILE creates one)");
+    unity::tuner::Database check(a.db); // a foreign or corrupt file fails here, by name
+    unity::tuner::registerTunerPasses();
+    if (!o.passes.empty()) {
+      if (std::find(o.passes.begin(), o.passes.end(), "ApplyTuningDatabase") == o.passes.end())
+        throw Error("--db with --passes: list ApplyTuningDatabase among the passes");
+    } else {
+      o.passes = unity::tuner::pipelineWithDatabase(a.pipeline);
+    }
+    o.config.set(unity::tuner::kDatabaseConfigKey, a.db);
   }
   return {unity::frontend::loadModel(a.file), o};
 }

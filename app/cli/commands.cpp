@@ -6,6 +6,7 @@
 #include "engine/codegen/llvm_info.h"
 #include "engine/viz/graphviz_info.h"
 #include "lowerscope/version.h"
+#include "tuner/apply_database.h"
 #include "tuner/sqlite_info.h"
 
 namespace lowerscope::cli {
@@ -15,12 +16,16 @@ void addBuildCommands(CLI::App& app, CommandList& out);
 void addOnnxCommands(CLI::App& app, CommandList& out);
 void addModuleCommands(CLI::App& app, CommandList& out);
 void addRenderCommands(CLI::App& app, CommandList& out);
+void addTuneCommands(CLI::App& app, CommandList& out);
 
 void registerAllCommands(CLI::App& app, CommandList& out) {
+  // The tuner's pass joins the registry before any command lists or runs passes.
+  unity::tuner::registerTunerPasses();
   addBuildCommands(app, out);
   addModuleCommands(app, out);
   addRenderCommands(app, out);
   addOnnxCommands(app, out);
+  addTuneCommands(app, out);
 }
 
 std::string versionText() {

@@ -1,5 +1,7 @@
 #include "engine/runtime/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -130,9 +132,28 @@ std::mutex gPoolMutex;
 std::unique_ptr<ThreadPool> gPool;
 
 int hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// fork() copies only the forking thread: a child (a measurement worker of
+/// the tuner, a conformance case) would otherwise inherit a pool whose worker
+/// threads do not exist in it and wait forever on its first parallel loop,
+/// or join ghosts in setNumThreads. The handlers hold gPoolMutex across the
+/// fork (so no other thread is inside global() or setNumThreads), and the
+/// child forgets the inherited pool without destroying it (its destructor
+/// would join threads that are not there); the next global() builds one.
+void installForkHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork([] { gPoolMutex.lock(); }, [] { gPoolMutex.unlock(); },
+                   [] {
+                     (void)gPool.release(); // leaked on purpose: its threads are gone
+                     gPoolMutex.unlock();
+                   });
+  });
+}
 } // namespace
 
 ThreadPool& ThreadPool::global() {
+  installForkHandlers();
   std::lock_guard lock(gPoolMutex);
   if (!gPool)
     gPool = std::make_unique<ThreadPool>(hardwareThreads());
@@ -140,6 +161,7 @@ ThreadPool& ThreadPool::global() {
 }
 
 void ThreadPool::setNumThreads(int n) {
+  installForkHandlers();
   std::lock_guard lock(gPoolMutex);
   gPool.reset(); // joins the old workers first
   gPool = std::make_unique<ThreadPool>(n > 0 ? n : hardwareThreads());

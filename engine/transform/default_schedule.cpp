@@ -561,12 +561,10 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
 
 } // namespace
 
-PrimFuncRef defaultSchedule(const PrimFuncRef& f, const SchedulePolicy& policy) {
-  if (!f || f->attrs.has("tuned"))
-    return f;
+Schedule scheduleWithPolicy(const PrimFuncRef& f, const SchedulePolicy& policy) {
   Schedule s(f);
   if (s.getBlocks().empty())
-    return f;
+    return s;
   inlineProducers(s, policy);
   for (auto& rv : s.getBlocks()) {
     Schedule attempt = s;
@@ -580,6 +578,13 @@ PrimFuncRef defaultSchedule(const PrimFuncRef& f, const SchedulePolicy& policy) 
     }
     s = attempt;
   }
+  return s;
+}
+
+PrimFuncRef defaultSchedule(const PrimFuncRef& f, const SchedulePolicy& policy) {
+  if (!f || f->attrs.has("tuned"))
+    return f;
+  Schedule s = scheduleWithPolicy(f, policy);
   return sameNode(s.func(), f) ? f : s.func();
 }
 

@@ -6,6 +6,7 @@
 // machine model of the function's target. See default_schedule.cpp for the
 // rules.
 #include "engine/ir/module.h"
+#include "engine/schedule/schedule.h"
 #include "engine/target/schedule_policy.h"
 #include "engine/target/target.h"
 #include "engine/transform/pass.h"
@@ -15,6 +16,12 @@ namespace unity::transform {
 /// Schedules one PrimFunc with `policy` (returned unchanged when it has
 /// attr "tuned" or no blocks).
 ir::PrimFuncRef defaultSchedule(const ir::PrimFuncRef& f, const target::SchedulePolicy& policy);
+
+/// The schedule DefaultSchedule's rules build for f under `policy`, with
+/// its trace (what the tuner records and replays); f's "tuned" attribute
+/// is not consulted. A block whose rule fails keeps its loops.
+schedule::Schedule scheduleWithPolicy(const ir::PrimFuncRef& f,
+                                      const target::SchedulePolicy& policy);
 
 /// The policy DefaultSchedule uses for target t:
 /// SchedulePolicy::forMachine(machineModel(t)), then the PassContext

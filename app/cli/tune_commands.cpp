@@ -1,0 +1,266 @@
+// `lowerscope-cli tune`: extract a model's tasks, search their schedules,
+// commit every measured candidate to the tuning database, print a live
+// progress table and a summary. `--resume RUN` continues a run from the
+// configuration stored with it.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/target_options.h"
+#include "engine/build.h"
+#include "engine/frontend/load_model.h"
+#include "engine/support/error.h"
+#include "engine/target/target.h"
+#include "tuner/database.h"
+#include "tuner/measure.h"
+#include "tuner/search.h"
+#include "tuner/task.h"
+
+namespace lowerscope::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using unity::Error;
+
+namespace {
+
+struct TuneArgs {
+  std::string model;
+  std::string target = "llvm";
+  std::string db;
+  int trials = 200;
+  std::string tasks;
+  int64_t resume = 0;
+  double timeout = 10;
+  int threads = 0;
+  double timeBudget = 0;
+  uint64_t seed = 1;
+  int batch = 8;
+  bool quiet = false;
+};
+
+std::string seconds(double s) {
+  if (s <= 0)
+    return "-";
+  if (s < 1e-3)
+    return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1)
+    return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.2f} s", s);
+}
+
+std::string duration(double s) {
+  int t = int(s + 0.5);
+  return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
+}
+
+std::string flops(double f) {
+  if (f >= 1e9)
+    return fmt::format("{:.2f} G", f * 1e-9);
+  if (f >= 1e6)
+    return fmt::format("{:.2f} M", f * 1e-6);
+  return fmt::format("{:.0f}", f);
+}
+
+/// The progress table: one row per task.
+std::string table(const std::vector<unity::tuner::TaskState>& tasks) {
+  std::string out =
+      fmt::format("{:<28} {:>10} {:>6} {:>9} {:>11} {:>11} {:>7} {:>6} {:>6}\n", "task", "FLOPs",
+                  "weight", "GFLOP/s", "latency", "default", "speedup", "trials", "errors");
+  for (auto& st : tasks) {
+    std::string name = st.task.name.size() > 28 ? st.task.name.substr(0, 25) + "..." : st.task.name;
+    if (!st.task.tunable) {
+      out += fmt::format("{:<28} {:>10} {:>6}   not tuned: {}\n", name, flops(st.task.flops),
+                         st.task.weight, st.task.whyNotTunable);
+      continue;
+    }
+    std::string speedup = st.bestSeconds > 0 && st.defaultSeconds > 0
+                              ? fmt::format("{:.2f}x", st.defaultSeconds / st.bestSeconds)
+                              : "-";
+    out += fmt::format("{:<28} {:>10} {:>6} {:>9.1f} {:>11} {:>11} {:>7} {:>6} {:>6}\n", name,
+                       flops(st.task.flops), st.task.weight, st.gflops(), seconds(st.bestSeconds),
+                       seconds(st.defaultSeconds), speedup, st.trials, st.errors);
+  }
+  return out;
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+/// The target string a run tunes for: --threads fixes -num-cores (the
+/// target, and so the records' key, says how many threads the kernels use).
+std::string effectiveTarget(const std::string& text, int threads) {
+  std::string t = resolveTargetOption(text);
+  if (threads <= 0)
+    return t;
+  if (unity::target::isCompositeTargetString(t))
+    throw Error("--threads with a composite target: give each sub-target its -num-cores");
+  auto parsed = unity::target::Target::parse(t);
+  parsed.attrs["num-cores"] = std::to_string(threads);
+  return parsed.str();
+}
+
+std::vector<unity::tuner::Task> tasksOf(const json& config) {
+  unity::BuildOptions o;
+  o.target = config.at("target").get<std::string>();
+  auto model = unity::frontend::loadModel(config.at("model").get<std::string>());
+  auto tasks = unity::tuner::extractTasks(model, o);
+  auto only = config.value("tasks", std::vector<std::string>{});
+  if (only.empty())
+    return tasks;
+  std::set<std::string> want(only.begin(), only.end()), found;
+  for (auto& t : tasks) {
+    bool named = false;
+    for (auto& f : t.functions)
+      if (want.count(f)) {
+        named = true;
+        found.insert(f);
+      }
+    if (!named && t.tunable) {
+      t.tunable = false;
+      t.whyNotTunable = "not among --tasks";
+    }
+  }
+  for (auto& w : want)
+    if (!found.count(w)) {
+      std::string names;
+      for (auto& t : tasks)
+        names += (names.empty() ? "" : ", ") + t.name;
+      throw Error("--tasks: the model has no tensor function '" + w + "' (tasks: " + names + ")");
+    }
+  return tasks;
+}
+
+int runTune(const TuneArgs& a) {
+  if (a.db.empty())
+    throw Error("tune: --db FILE.db is required");
+  if (a.resume > 0 && !fs::exists(a.db))
+    throw Error(a.db + ": no such tuning database to resume a run of");
+  if (auto parent = fs::path(a.db).parent_path(); !parent.empty() && a.resume == 0)
+    fs::create_directories(parent); // a new database may go into a new folder
+  unity::tuner::Database db(a.db);
+  json config;
+  if (a.resume > 0) {
+    auto run = db.run(a.resume);
+    if (!run)
+      throw Error(a.db + ": no run " + std::to_string(a.resume) + " to resume");
+    config = run->config;
+    if (!config.is_object() || !config.contains("model") || !config.contains("target"))
+      throw Error(a.db + ": run " + std::to_string(a.resume) +
+                  " has no model/target in its configuration (not started by tune)");
+  } else {
+    if (a.model.empty())
+      throw Error("tune: give a MODEL file (or --resume RUN)");
+    config = {{"model", fs::absolute(a.model).string()},
+              {"target", effectiveTarget(a.target, a.threads)},
+              {"trials", a.trials},
+              {"tasks", splitComma(a.tasks)},
+              {"timeout_s", a.timeout},
+              {"seed", a.seed},
+              {"batch", a.batch},
+              {"time_budget_s", a.timeBudget},
+              {"runner", "local"}};
+  }
+  auto tasks = tasksOf(config);
+  unity::tuner::TuneOptions opt;
+  opt.trials = config.value("trials", 200);
+  opt.seed = config.value("seed", uint64_t(1));
+  opt.batchSize = std::max(1, config.value("batch", 8));
+  opt.timeBudgetSeconds = a.resume > 0 ? a.timeBudget : config.value("time_budget_s", 0.0);
+  opt.measure.timeoutSeconds = config.value("timeout_s", 10.0);
+  unity::tuner::LocalRunner runner;
+  std::unique_ptr<unity::tuner::TuningRun> run =
+      a.resume > 0
+          ? std::make_unique<unity::tuner::TuningRun>(db, a.resume, std::move(tasks), opt, runner)
+          : std::make_unique<unity::tuner::TuningRun>(db, std::move(tasks), opt, runner, config);
+  int tunable = 0;
+  for (auto& t : run->tasks())
+    tunable += t.task.tunable;
+  fmt::print("{} run {} on {}: {} tasks ({} tunable), {} trials, target '{}'\n",
+             a.resume > 0 ? "resuming" : "tuning", run->runId(), a.db, run->tasks().size(), tunable,
+             opt.trials, config["target"].get<std::string>());
+  std::fflush(stdout);
+  bool tty = isatty(fileno(stdout)) != 0;
+  int lastLines = 0;
+  int lastPrinted = -1;
+  run->run([&](const unity::tuner::Progress& p) {
+    if (a.quiet)
+      return;
+    std::string head =
+        fmt::format("[{}/{}] elapsed {}  ETA {}  model {} (untuned {})\n", p.trialsDone,
+                    p.trialsPlanned, duration(p.elapsedSeconds), duration(p.etaSeconds),
+                    seconds(p.modelSeconds), seconds(p.defaultModelSeconds));
+    if (tty) {
+      std::string body = head + table(*p.tasks);
+      if (lastLines > 0)
+        fmt::print("\x1b[{}A\x1b[J", lastLines);
+      fmt::print("{}", body);
+      lastLines = int(std::count(body.begin(), body.end(), '\n'));
+    } else if (p.trialsDone / opt.batchSize != lastPrinted || p.lastRecord == 0) {
+      // A log, not a screen: the table once per batch.
+      lastPrinted = p.trialsDone / opt.batchSize;
+      fmt::print("{}{}", head, table(*p.tasks));
+    }
+    std::fflush(stdout);
+  });
+  auto finished = db.run(run->runId());
+  fmt::print("\nrun {} {}: {} trials recorded in {}\n", run->runId(),
+             finished ? unity::tuner::toString(finished->status) : "?",
+             finished ? finished->trialsDone : 0, a.db);
+  double before = 0, after = 0;
+  for (auto& st : run->tasks()) {
+    before += st.task.weight * st.defaultSeconds;
+    after += st.task.weight * (st.bestSeconds > 0 ? st.bestSeconds : st.defaultSeconds);
+  }
+  fmt::print("{}", table(run->tasks()));
+  if (before > 0)
+    fmt::print("kernel time per model run (sum of weight x latency): {} untuned, {} tuned "
+               "({:.2f}x)\n",
+               seconds(before), seconds(after), before / after);
+  fmt::print("apply: lowerscope-cli build {} --target \"{}\" --db {}\n",
+             config["model"].get<std::string>(), config["target"].get<std::string>(), a.db);
+  return 0;
+}
+
+} // namespace
+
+void addTuneCommands(CLI::App& app, CommandList& out) {
+  auto a = std::make_shared<TuneArgs>();
+  CLI::App* t = app.add_subcommand(
+      "tune", "Search schedules for a model's kernels; every measurement goes to a database");
+  t->add_option("MODEL", a->model, "Model: .uir text IR or .onnx (not with --resume)");
+  t->add_option("--target", a->target, "Target string or .json file (default llvm)");
+  t->add_option("--db", a->db, "Tuning database file (created when absent)")->required();
+  t->add_option("--trials", a->trials, "Candidates to measure, over all tasks (default 200)")
+      ->check(CLI::Range(1, 10000000));
+  t->add_option("--tasks", a->tasks, "Comma-separated tensor functions to tune (default all)");
+  t->add_option("--resume", a->resume, "Continue run RUN of the database where it stopped");
+  t->add_option("--timeout", a->timeout, "Seconds per candidate before it is killed (default 10)")
+      ->check(CLI::Range(0.1, 86400.0));
+  t->add_option("--threads", a->threads,
+                "Kernel threads: sets the target's -num-cores (records are keyed by target)")
+      ->check(CLI::Range(1, 1024));
+  t->add_option("--time-budget", a->timeBudget, "Stop after this many seconds (default: none)")
+      ->check(CLI::Range(0.0, 1e7));
+  t->add_option("--seed", a->seed, "Seed of the search (default 1)");
+  t->add_option("--batch", a->batch, "Candidates per round of one task (default 8)")
+      ->check(CLI::Range(1, 1024));
+  t->add_flag("--quiet", a->quiet, "No progress table, only the summary");
+  out.push_back({t, [a] { return runTune(*a); }});
+}
+
+} // namespace lowerscope::cli

@@ -1,0 +1,42 @@
+# lowerscope-cli tune / build --db: a short tuning run on a 64 x 64 matmul +
+# relu fills a database; a build with it applies the tuned kernel (its trace
+# is in the pass dump); a finished run resumes to nothing left to do; bad
+# database files and missing ones are refused by name.
+set(TUNE_DIR "${CMAKE_CURRENT_BINARY_DIR}/tune")
+set(TUNE_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/data/matmul_relu64.uir")
+add_cli_check(cli_tune_small EXIT 0
+  CLEAN "${TUNE_DIR}"
+  ARGS tune "${TUNE_MODEL}" --db "${TUNE_DIR}/t.db" --trials 8 --threads 1 --timeout 20
+  TEXT "tuning run 1 on" "run 1 finished: 8 trials recorded" "fused_matmul_relu"
+       "apply: lowerscope-cli build" "GFLOP/s")
+add_cli_check(cli_build_with_tuning_db EXIT 0
+  CLEAN "${TUNE_DIR}/passes"
+  ARGS build "${TUNE_MODEL}" --target "llvm -num-cores=1" --db "${TUNE_DIR}/t.db"
+       --dump-passes "${TUNE_DIR}/passes"
+  FILE_TEXT "${TUNE_DIR}/passes/011_ApplyTuningDatabase.txt=tuning_trace"
+            "${TUNE_DIR}/passes/index.json=ApplyTuningDatabase")
+add_cli_check(cli_tune_resume_finished_run EXIT 0
+  ARGS tune --resume 1 --db "${TUNE_DIR}/t.db"
+  TEXT "resuming run 1" "run 1 finished: 8 trials recorded")
+add_cli_check(cli_build_other_target_keeps_default EXIT 0
+  CLEAN "${TUNE_DIR}/passes2"
+  ARGS build "${TUNE_MODEL}" --target "llvm -num-cores=2" --db "${TUNE_DIR}/t.db"
+       --dump-passes "${TUNE_DIR}/passes2"
+  FILE_NO_TEXT "${TUNE_DIR}/passes2/011_ApplyTuningDatabase.txt=tuning_trace")
+add_cli_check(cli_tune_not_a_database EXIT 1
+  ARGS tune "${TUNE_MODEL}" --db "${TUNE_MODEL}" --trials 1
+  TEXT "matmul_relu64.uir")
+add_cli_check(cli_build_db_missing EXIT 1
+  ARGS build "${TUNE_MODEL}" --db "${CMAKE_CURRENT_BINARY_DIR}/no_such.db"
+  TEXT "no_such.db: no such tuning database")
+add_cli_check(cli_tune_resume_unknown_run EXIT 1
+  ARGS tune --resume 7 --db "${TUNE_DIR}/t.db"
+  TEXT "no run 7 to resume")
+add_cli_check(cli_tune_resume_missing_db EXIT 1
+  ARGS tune --resume 1 --db "${CMAKE_CURRENT_BINARY_DIR}/no_such_tuning.db"
+  TEXT "no_such_tuning.db: no such tuning database")
+
+set_tests_properties(cli_tune_small PROPERTIES FIXTURES_SETUP tuned_db)
+set_tests_properties(cli_build_with_tuning_db cli_tune_resume_finished_run
+  cli_build_other_target_keeps_default cli_tune_resume_unknown_run
+  PROPERTIES FIXTURES_REQUIRED tuned_db)

@@ -1,0 +1,64 @@
+#pragma once
+// Fixtures shared by the tuner tests: a scratch directory per test, small
+// static-shape workloads and models built from text IR.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+
+#include "engine/ir/module.h"
+#include "engine/te/te.h"
+#include "engine/te/topi.h"
+#include "engine/text/parser.h"
+
+namespace unity::tuner::testing {
+
+/// A fresh directory per test, removed afterwards.
+class TempDirTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tuner_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+};
+
+/// C[i, j] = sum_k A[i, k] * B[k, j] as a te PrimFunc.
+inline ir::PrimFuncRef matmulWorkload(int64_t m, int64_t n, int64_t k, const std::string& a = "A",
+                                      const std::string& b = "B") {
+  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), a);
+  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), b);
+  auto C = te::topi::matmul(A, B, "C");
+  return te::createPrimFunc({A, B, C});
+}
+
+/// A graph with two matmuls of the same shape (one workload called twice),
+/// a bias add + relu fused into the first, and a different-shaped third.
+inline ir::IRModule smallModel(int n = 64) {
+  std::string s = std::to_string(n), h = std::to_string(n / 2);
+  std::string src = "@R.function\n"
+                    "def main(x: R.Tensor((" +
+                    s + ", " + s + "), \"float32\"), w: R.Tensor((" + s + ", " + s +
+                    "), \"float32\"), v: R.Tensor((" + s + ", " + h +
+                    "), \"float32\")) -> R.Tensor((" + s + ", " + h +
+                    "), \"float32\"):\n"
+                    "    with R.dataflow():\n"
+                    "        lv0 = R.matmul(x, w)\n"
+                    "        lv1 = R.nn.relu(lv0)\n"
+                    "        lv2 = R.matmul(lv1, w)\n"
+                    "        lv3 = R.nn.relu(lv2)\n"
+                    "        gv = R.matmul(lv3, v)\n"
+                    "        R.output(gv)\n"
+                    "    return gv\n";
+  return text::parseModule(src, "<small model>");
+}
+
+} // namespace unity::tuner::testing
