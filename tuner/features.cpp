@@ -5,19 +5,18 @@
 // often it runs, its operation counts and its accesses, the indices
 // rewritten from block iterators into loop variables (through the block
 // bindings, so what is measured is the loop structure the schedule made).
-// The feature pass then measures each access at each loop level with the
-// arithmetic analyzer's interval bounds (the data that level touches) and
-// with point evaluations (the stride each loop moves it by), and writes the
+// The feature pass then measures each access at each loop level with
+// interval arithmetic (the data that level touches) and with point
+// evaluations (the stride each loop moves it by), and writes the
 // fixed list of features through one emitter, which also produces the names.
 #include "tuner/features.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
-#include "engine/ir/arith.h"
 #include "engine/ir/functor.h"
 #include "engine/ir/int_eval.h"
 #include "engine/ir/intrinsics.h"
@@ -245,6 +244,73 @@ Collector collect(const PrimFuncRef& f, int64_t symbolic, const char* what) {
 
 // ------------------------------------------------------------------ accesses
 
+/// A closed interval of integers (as doubles: exact below 2^53, and no
+/// overflow to worry about).
+struct Interval {
+  double lo, hi;
+};
+
+using IntervalEnv = std::unordered_map<const PrimVar*, Interval>;
+
+/// Interval arithmetic over an index expression: the values it can take
+/// while each variable stays in its interval (free variables take `sym`).
+/// Cheap and conservative; nullopt for anything that is not integer index
+/// arithmetic (a load in an index: a gather). The analyzer's
+/// constIntBound would be tighter on correlated terms but simplifies first,
+/// which costs milliseconds per function; index expressions of schedules
+/// are sums of independent loop terms, where intervals are exact.
+std::optional<Interval> bound(const PrimExpr& e, const IntervalEnv& env, double sym) {
+  if (auto c = asConstInt(e))
+    return Interval{static_cast<double>(*c), static_cast<double>(*c)};
+  if (auto* v = as<PrimVar>(e)) {
+    auto it = env.find(v);
+    return it != env.end() ? it->second : Interval{sym, sym};
+  }
+  if (auto* c = as<CastExpr>(e))
+    return bound(c->value, env, sym);
+  if (auto* s = as<Select>(e)) {
+    auto t = bound(s->t, env, sym), f = bound(s->f, env, sym);
+    if (!t || !f)
+      return std::nullopt;
+    return Interval{std::min(t->lo, f->lo), std::max(t->hi, f->hi)};
+  }
+  auto* b = as<BinaryExpr>(e);
+  if (!b || !e->dtype.isIntegral())
+    return std::nullopt;
+  auto x = bound(b->a, env, sym), y = bound(b->b, env, sym);
+  if (!x || !y)
+    return std::nullopt;
+  switch (b->op()) {
+  case NodeKind::Add:
+    return Interval{x->lo + y->lo, x->hi + y->hi};
+  case NodeKind::Sub:
+    return Interval{x->lo - y->hi, x->hi - y->lo};
+  case NodeKind::Mul: {
+    double p[] = {x->lo * y->lo, x->lo * y->hi, x->hi * y->lo, x->hi * y->hi};
+    return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  case NodeKind::Div:
+  case NodeKind::FloorDiv:
+    if (y->lo != y->hi || y->lo <= 0)
+      return std::nullopt;
+    return Interval{std::floor(x->lo / y->lo), std::floor(x->hi / y->lo)};
+  case NodeKind::FloorMod: {
+    if (y->lo != y->hi || y->lo <= 0)
+      return std::nullopt;
+    double k = y->lo;
+    if (std::floor(x->lo / k) == std::floor(x->hi / k)) // within one period
+      return Interval{x->lo - k * std::floor(x->lo / k), x->hi - k * std::floor(x->hi / k)};
+    return Interval{0, k - 1};
+  }
+  case NodeKind::Min:
+    return Interval{std::min(x->lo, y->lo), std::min(x->hi, y->hi)};
+  case NodeKind::Max:
+    return Interval{std::max(x->lo, y->lo), std::max(x->hi, y->hi)};
+  default:
+    return std::nullopt;
+  }
+}
+
 /// One access measured against its store's loop nest.
 struct AccessStats {
   bool present = false;
@@ -256,10 +322,7 @@ struct AccessStats {
 
 class StoreAnalysis {
 public:
-  StoreAnalysis(const StoreRec& s, int64_t symbolic) : s_(s), sym_(symbolic) {
-    for (auto& l : s.loops)
-      loopVars_.insert(l.loop->var.get());
-  }
+  StoreAnalysis(const StoreRec& s, int64_t symbolic) : s_(s), sym_(symbolic) {}
 
   AccessStats measure(const AccessRec& a) {
     AccessStats st;
@@ -276,19 +339,16 @@ public:
     }
     // Footprint per level: the interval of each index while loops l.. run.
     st.footprint.assign(n + 1, st.elemBytes);
+    IntervalEnv env;
     for (size_t l = 0; l <= n; ++l) {
-      arith::Analyzer an;
-      bindFree(an, a.indices);
       for (size_t k = 0; k < n; ++k) {
-        int64_t e = k >= l ? std::max<int64_t>(1, s_.loops[k].extent) : 1;
-        an.bind(s_.loops[k].loop->var, Range{intImm(0), intImm(e)});
+        double e = k >= l ? static_cast<double>(std::max<int64_t>(1, s_.loops[k].extent)) : 1;
+        env[s_.loops[k].loop->var.get()] = Interval{0, e - 1};
       }
       double elems = 1;
       for (size_t d = 0; d < nd; ++d) {
-        auto b = an.constIntBound(a.indices[d]);
-        double span = shape[d];
-        if (b.min != arith::ConstIntBound::kNegInf && b.max != arith::ConstIntBound::kPosInf)
-          span = std::min(shape[d], static_cast<double>(b.max) - static_cast<double>(b.min) + 1);
+        auto b = bound(a.indices[d], env, static_cast<double>(sym_));
+        double span = b ? std::min(shape[d], b->hi - b->lo + 1) : shape[d];
         elems *= std::max(1.0, span);
       }
       st.footprint[l] = elems * st.elemBytes;
@@ -350,17 +410,8 @@ private:
     }
   }
 
-  void bindFree(arith::Analyzer& an, const std::vector<PrimExpr>& idx) const {
-    for (auto& e : idx)
-      walkPrimExpr(e, [&](const PrimExpr& x) {
-        if (auto v = cast<PrimVar>(x); v && !loopVars_.count(v.get()))
-          an.bind(v, Range{intImm(sym_), intImm(1)});
-      });
-  }
-
   const StoreRec& s_;
   int64_t sym_;
-  std::unordered_set<const PrimVar*> loopVars_;
 };
 
 // ------------------------------------------------------------------ emitter
