@@ -13,6 +13,7 @@
 #include "engine/support/error.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
+#include "engine/transform/default_schedule.h"
 #include "tuner/features.h"
 
 using namespace unity;
@@ -200,4 +201,46 @@ TEST(Features, CoresChangeTheParallelFeatures) {
   EXPECT_FLOAT_EQ(feature(b, "main.parallel_chunks_per_core"), lg(16.0 / 3));
   EXPECT_EQ(feature(a, "main.parallel_balance"), 1);
   EXPECT_FLOAT_EQ(feature(b, "main.parallel_balance"), 16.0 / 18);
+}
+
+TEST(Features, DefaultScheduledKernelsGiveFiniteFeatures) {
+  // The default schedule's outputs: the wide convolution (padding copy,
+  // tiled reduction, crop), a depthwise convolution, pooling, softmax, and
+  // a symbolic matmul (main nest and tail copies from splitWithTail).
+  auto policy =
+      transform::schedulePolicyFor(target::Target::parse("llvm -mcpu=skylake-avx512 -num-cores=2"));
+  struct Case {
+    PrimFuncRef f;
+    double extraFlops; // work the schedule adds
+  };
+  std::vector<Case> cases;
+  auto data = input({intImm(1), intImm(16), intImm(14), intImm(14)}, "data");
+  te::topi::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto w = input({intImm(32), intImm(16), intImm(3), intImm(3)}, "w");
+  cases.push_back({te::createPrimFunc({data, w, te::topi::conv2d(data, w, p)}), 0});
+  auto dw = input({intImm(16), intImm(1), intImm(3), intImm(3)}, "dw");
+  p.groups = 16;
+  cases.push_back({te::createPrimFunc({data, dw, te::topi::conv2d(data, dw, p)}), 0});
+  cases.push_back({te::createPrimFunc({data, te::topi::pool2d(data, te::topi::PoolType::Max, {3, 3},
+                                                              {2, 2}, {1, 1, 1, 1})}),
+                   0});
+  // Softmax: exp(x - max) is inlined into both of its readers (the sum and
+  // the division), so the schedule computes it twice: 8 * 100 more
+  // subtractions and exps.
+  auto x = input({intImm(8), intImm(100)}, "x");
+  cases.push_back({te::createPrimFunc({x, te::topi::softmax(x)}), 8 * 100 * 2});
+  cases.push_back({matmul(primVar("n"), intImm(64), intImm(64)), 0});
+  for (auto& c : cases) {
+    auto g = transform::defaultSchedule(c.f, policy);
+    ASSERT_FALSE(sameNode(c.f, g)); // it was scheduled
+    auto v = extractFeatures(g);
+    ASSERT_EQ(v.size(), featureCount());
+    for (size_t i = 0; i < v.size(); ++i)
+      EXPECT_TRUE(std::isfinite(v[i])) << featureNames()[i];
+    EXPECT_NE(v, extractFeatures(c.f));
+    // Exact tiles, and tails of the symbolic extent for any n.
+    EXPECT_EQ(estimateFlops(g), estimateFlops(c.f) + c.extraFlops);
+    EXPECT_EQ(estimateFlops(g, 100), estimateFlops(c.f, 100) + c.extraFlops);
+  }
 }
