@@ -21,6 +21,13 @@
 // against it.
 // Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples]
 //                      [--mattr -prefer-256-bit]   (extra LLVM target features)
+//                      [--db FILE.db]   apply the tuned schedules of a tuning database
+//                      [--tune N] [--tune-seconds S] [--curves DIR]
+// With --tune, every matmul and conv row is first tuned (at most N trials
+// and S seconds, tuner::TuningRun, records in --db) and then measured with
+// its best schedule beside the peer; --curves writes each row's tuning
+// curve (best GFLOP/s against trials and seconds) as CSV, with the peer's
+// rate of the same run, for bench/plot_curves.
 #include <cblas.h>
 #include <omp.h>
 
@@ -46,6 +53,10 @@
 #include "engine/text/parser.h"
 #include "engine/transform/call_tir.h"
 #include "naive_kernels.h"
+#include "tuner/apply_database.h"
+#include "tuner/features.h"
+#include "tuner/search.h"
+#include "tuner/task.h"
 
 using namespace unity;
 using namespace unity::ir;
@@ -63,6 +74,10 @@ std::map<int, double> gPeak;
 bool gUseThreadCpuTime = false;
 std::string gTargetExtra;                 // --mattr: appended to the target string
 std::vector<std::string> gDisabledPasses; // --disable-passes: for before/after comparisons
+std::string gDb;                          // --db: tuning database applied to every build
+int gTuneTrials = 0;                      // --tune: trials per kernel before measuring it
+double gTuneSeconds = 0;                  // --tune-seconds: time budget per kernel
+std::string gCurves;                      // --curves: folder of tuning-curve CSVs
 
 /// Best time of fn in seconds: one warm-up, then at least 3 runs and more
 /// until ~budget seconds (at most 200).
@@ -95,6 +110,14 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
     opts.passes = {"Normalize",      "DefaultSchedule", "LowerBlocks", "Simplify",
                    "FlattenBuffers", "LowerIntrinsics", "UnrollLoops", "VectorizeLoops",
                    "MakePackedAPI",  "LowerToExecutor"};
+  if (!gDb.empty()) {
+    if (opts.passes.empty())
+      opts.passes = tuner::pipelineWithDatabase("default");
+    else
+      opts.passes.insert(std::find(opts.passes.begin(), opts.passes.end(), "DefaultSchedule"),
+                         "ApplyTuningDatabase");
+    opts.config.set(tuner::kDatabaseConfigKey, gDb);
+  }
   opts.disabledPasses = gDisabledPasses;
   if (!schedule)
     opts.disabledPasses.push_back("DefaultSchedule");
@@ -122,6 +145,73 @@ void setThreads(int n) {
   omp_set_num_threads(n);
 }
 
+// ------------------------------------------------------------------ tuning
+
+/// One tuning-curve point: after `trial` candidates and `seconds` of tuning,
+/// the best rate found.
+struct CurvePoint {
+  int trial;
+  double seconds, bestSeconds;
+};
+
+/// Tunes one kernel (the PrimFunc the row builds) with --tune/--tune-seconds,
+/// recording in --db; returns its curve. Nothing when --tune is not given.
+std::vector<CurvePoint> tuneKernel(const PrimFuncRef& f, int threads) {
+  std::vector<CurvePoint> curve;
+  if (gTuneTrials <= 0)
+    return curve;
+  tuner::Task t;
+  t.name = "kernel";
+  t.functions = {"kernel"};
+  t.workload = tuner::workloadOf(f);
+  t.hash = tuner::workloadHash(f);
+  t.target =
+      target::Target::parse("llvm -num-cores=" + std::to_string(threads) + gTargetExtra).str();
+  t.flops = tuner::estimateFlops(f);
+  t.weight = 1;
+  tuner::Database db(gDb);
+  tuner::TuneOptions o;
+  o.trials = gTuneTrials;
+  o.timeBudgetSeconds = gTuneSeconds;
+  tuner::LocalRunner runner;
+  tuner::TuningRun run(db, {t}, o, runner, {{"bench", "bench_kernels"}});
+  run.run([&](const tuner::Progress& p) {
+    const auto& st = (*p.tasks)[0];
+    if (p.lastRecord != 0 && st.bestSeconds > 0)
+      curve.push_back({p.trialsDone, p.elapsedSeconds, st.bestSeconds});
+  });
+  return curve;
+}
+
+/// Writes a curve as CSV (trial, seconds, best GFLOP/s, the peer's GFLOP/s).
+void writeCurve(const std::string& name, const std::vector<CurvePoint>& curve, double flops,
+                double peerGflops) {
+  if (gCurves.empty() || curve.empty())
+    return;
+  std::string path = gCurves + "/" + name + ".csv";
+  FILE* out = std::fopen(path.c_str(), "w");
+  if (!out)
+    throw Error(path + ": cannot write the tuning curve");
+  std::fprintf(out, "trial,seconds,best_gflops,peer_gflops\n");
+  for (auto& p : curve)
+    std::fprintf(out, "%d,%.3f,%.2f,%.2f\n", p.trial, p.seconds, flops / p.bestSeconds * 1e-9,
+                 peerGflops);
+  std::fclose(out);
+}
+
+/// "matmul  1024 t1" -> "matmul_1024_t1": runs of other characters become one '_'.
+std::string fileName(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (isalnum(static_cast<unsigned char>(c)))
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
+  return out;
+}
+
 // ------------------------------------------------------------------ matmul
 
 /// m x k times k x n. The naive loop is square-only: other shapes print "-".
@@ -129,8 +219,9 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
   auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
   auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
   auto C = te::topi::matmul(A, B, "C");
-  auto exe = buildOurs(transform::moduleCallingPrimFunc(te::createPrimFunc({A, B, C})), threads,
-                       true, false);
+  auto fn = te::createPrimFunc({A, B, C});
+  auto curve = tuneKernel(fn, threads);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
   auto a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n), ref(m * n);
   setThreads(threads);
@@ -158,6 +249,8 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
   if (square)
     std::snprintf(naive, sizeof naive, "%8.1f", flops / tNaive * 1e-9);
+  writeCurve(fileName(std::string("matmul_") + name + "_t" + std::to_string(threads)), curve, flops,
+             flops / tBlas * 1e-9);
   double peak = gPeak[threads];
   std::printf("matmul %-5s   %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %5.1f%%    %.1e\n", name,
               threads, flops / tOurs * 1e-9, flops / tBlas * 1e-9, naive, 100.0 * tBlas / tOurs,
@@ -221,8 +314,9 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   p.strides = {s.stride, s.stride};
   p.groups = s.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
-  auto exe = buildOurs(transform::moduleCallingPrimFunc(te::createPrimFunc({X, W, Y})), threads,
-                       true, false);
+  auto fn = te::createPrimFunc({X, W, Y});
+  auto curve = tuneKernel(fn, threads);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
@@ -252,6 +346,8 @@ void benchConv(const ConvShape& s, int threads, double budget) {
     if (s.groups != 1)
       kind += s.groups == s.c ? " dw" : " g" + std::to_string(s.groups);
   }
+  writeCurve(fileName("conv_" + std::string(name) + kind + "_t" + std::to_string(threads)), curve,
+             flops, flops / tDnnl * 1e-9);
   double peak = gPeak[threads];
   std::printf("conv %-17s %d   %8.1f  %8.1f  %s   %5.1f%%   %6.1f   %5.1f%%    %.1e\n",
               (name + kind).c_str(), threads, flops / tOurs * 1e-9, flops / tDnnl * 1e-9, naive,
@@ -297,6 +393,14 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--disable-passes") && i + 1 < argc) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
         gDisabledPasses.emplace_back(t);
+    } else if (!std::strcmp(argv[i], "--db") && i + 1 < argc) {
+      gDb = argv[++i];
+    } else if (!std::strcmp(argv[i], "--tune") && i + 1 < argc) {
+      gTuneTrials = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--tune-seconds") && i + 1 < argc) {
+      gTuneSeconds = std::atof(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--curves") && i + 1 < argc) {
+      gCurves = argv[++i];
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -304,15 +408,21 @@ int main(int argc, char** argv) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
         threads.push_back(std::atoi(t));
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F] "
-                   "[--disable-passes a,b]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F] "
+          "[--disable-passes a,b] [--db FILE.db] [--tune N] [--tune-seconds S] [--curves DIR]\n",
+          argv[0]);
       return 2;
     }
   }
   double budget = quick ? 0.2 : 1.0;
+  if (gTuneTrials > 0 && gDb.empty()) {
+    std::fprintf(stderr, "bench_kernels: --tune needs --db FILE.db (the records go there)\n");
+    return 2;
+  }
   try {
+    tuner::registerTunerPasses();
     // The peak first, on an otherwise idle process: per thread count, as the
     // rows use it.
     std::printf("# CPU: %s\n", cpuModelName().c_str());

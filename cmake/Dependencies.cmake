@@ -67,8 +67,9 @@ endif()
 
 if(LOWERSCOPE_BUILD_GUI)
   # Svg: packaging/ renders the icon with it (the app loads SVG icons through
-  # Qt's image plugin, not by linking).
-  find_package(Qt6 COMPONENTS Widgets Svg Test Concurrent)
-  lowerscope_require(Qt6_FOUND "Qt 6 (Widgets, Svg, Test, Concurrent)"
-    "qt6-base-dev qt6-svg-dev libqt6opengl6-dev")
+  # Qt's image plugin, not by linking). Charts: bench/plot_curves draws the
+  # tuning curves with it.
+  find_package(Qt6 COMPONENTS Widgets Svg Test Concurrent Charts)
+  lowerscope_require(Qt6_FOUND "Qt 6 (Widgets, Svg, Test, Concurrent, Charts)"
+    "qt6-base-dev qt6-svg-dev libqt6opengl6-dev qt6-charts-dev")
 endif()
