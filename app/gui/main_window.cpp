@@ -139,11 +139,12 @@ void MainWindow::createPanels() {
 
   createTargetPanels(); // the target palette and code docks
 
-  tuningDock_ =
-      addPanel(tr("Tuning"), QStringLiteral("tuningDock"),
-               new EmptyStateWidget(tr("Tuning"), tr("The auto-scheduler is not built yet. A built "
-                                                     "model's tuning tasks, their runs and best "
-                                                     "schedules will appear here once it is.")));
+  tuningDock_ = addPanel(
+      tr("Tuning"), QStringLiteral("tuningDock"),
+      new EmptyStateWidget(
+          tr("Tuning"), tr("Tuning runs from the window are not built yet: tune with "
+                           "`lowerscope-cli tune MODEL --db FILE.db` and build with --db. A built "
+                           "model's tasks, their runs and best schedules will appear here.")));
 
   log_ = new LogView;
   logDock_ = addPanel(tr("Log"), QStringLiteral("logDock"), log_);
