@@ -43,6 +43,7 @@ struct TuneArgs {
   double timeBudget = 0;
   uint64_t seed = 1;
   int batch = 8;
+  std::vector<std::string> dims;
   bool quiet = false;
 };
 
@@ -117,7 +118,10 @@ std::string effectiveTarget(const std::string& text, int threads) {
 std::vector<unity::tuner::Task> tasksOf(const json& config) {
   unity::BuildOptions o;
   o.target = config.at("target").get<std::string>();
-  auto model = unity::frontend::loadModel(config.at("model").get<std::string>());
+  unity::frontend::ImportOptions io;
+  for (auto& [name, value] : config.value("dims", json::object()).items())
+    io.dimValues[name] = value.get<int64_t>();
+  auto model = unity::frontend::loadModel(config.at("model").get<std::string>(), io);
   auto tasks = unity::tuner::extractTasks(model, o);
   auto only = config.value("tasks", std::vector<std::string>{});
   if (only.empty())
@@ -173,7 +177,18 @@ int runTune(const TuneArgs& a) {
               {"seed", a.seed},
               {"batch", a.batch},
               {"time_budget_s", a.timeBudget},
+              {"dims", json::object()},
               {"runner", "local"}};
+    for (auto& d : a.dims) {
+      auto eq = d.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error("--dim expects NAME=VALUE, got '" + d + "'");
+      try {
+        config["dims"][d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+      } catch (const std::exception&) {
+        throw Error("--dim " + d + ": the value is not an integer");
+      }
+    }
   }
   auto tasks = tasksOf(config);
   unity::tuner::TuneOptions opt;
@@ -259,6 +274,9 @@ void addTuneCommands(CLI::App& app, CommandList& out) {
   t->add_option("--seed", a->seed, "Seed of the search (default 1)");
   t->add_option("--batch", a->batch, "Candidates per round of one task (default 8)")
       ->check(CLI::Range(1, 1024));
+  t->add_option("--dim", a->dims,
+                "NAME=VALUE: import the ONNX symbolic dimension NAME as a constant (tasks with "
+                "symbolic extents cannot be timed); repeatable");
   t->add_flag("--quiet", a->quiet, "No progress table, only the summary");
   out.push_back({t, [a] { return runTune(*a); }});
 }

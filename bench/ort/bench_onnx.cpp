@@ -22,6 +22,7 @@
 #include "engine/support/error.h"
 #include "engine/support/measure.h"
 #include "engine/support/npy.h"
+#include "tuner/apply_database.h"
 
 namespace {
 
@@ -69,6 +70,9 @@ int run(int argc, char** argv) {
   app.add_option("--reference", references, "expected outputs (.npy), in order")
       ->check(CLI::ExistingFile);
   app.add_option("--dim", dims, "NAME=VALUE: import the symbolic dimension NAME as a constant");
+  std::string db;
+  app.add_option("--db", db,
+                 "tuning database (lowerscope-cli tune): build with its best schedules");
   app.add_option("--output-dir", outputDir, "write our outputs as output_K.npy");
   app.add_flag("--profile", profile, "time every kernel call and report the top ones");
   app.add_option("--top", top, "kernels listed by --profile (0: all)");
@@ -95,6 +99,12 @@ int run(int argc, char** argv) {
   unity::BuildOptions o;
   o.target = fmt::format("llvm -num-cores={}", threads);
   o.record = false; // the pass history is the GUI's; a deployment build does not keep it
+  if (!db.empty()) {
+    unity::tuner::registerTunerPasses();
+    o.passes = unity::tuner::pipelineWithDatabase();
+    o.config.set(unity::tuner::kDatabaseConfigKey, db);
+    j["db"] = db;
+  }
   sw.restart();
   unity::BuildResult r = unity::build(m, o);
   j["build_ms"] = sw.wallMs();

@@ -10,7 +10,8 @@
 # BENCH_BUILD_DIR (an existing configured build to reuse; default: configure
 # a Release tree in build/bench-release), BENCH_BIN (a built bench_onnx to use
 # as it is, nothing is built), MODEL_DIR (where generated models
-# and inputs are kept, default build/bench-ort). Needs python3-onnx and
+# and inputs are kept, default build/bench-ort), DB (a tuning database made by
+# `lowerscope-cli tune`: ours is built with its best schedules). Needs python3-onnx and
 # python3-numpy (scripts/install-deps.sh --bench) and node + npm;
 # onnxruntime-node is installed here by `npm install` on the first run
 # (ONNXRUNTIME_NODE_INSTALL=skip: the CPU binaries only, no CUDA download).
@@ -65,7 +66,7 @@ for config in $configs; do
       --output-dir "$ref")
     # shellcheck disable=SC2086 # $dim is empty or two words
     ours=$("$bench" "$onnx" --input "$input" --threads "$t" \
-      --repeat "$repeat" --reference "$ref/output_0.npy" $dim)
+      --repeat "$repeat" --reference "$ref/output_0.npy" $dim ${DB:+--db "$DB"})
     echo "{\"config\": \"$config\", \"bytes\": $(stat -c %s "$onnx"), \"ours\": $ours, \"ort\": $ort}" >>"$results"
     echo "bench/ort: $config, $t thread(s) done" >&2
   done
