@@ -72,6 +72,12 @@ struct TuningRun::Impl {
   void measureBatch(size_t i, const std::vector<Candidate>& batch, std::vector<double> predicted,
                     const std::function<void(const Progress&)>& onProgress, const Stopwatch& sw);
   Progress progress(double elapsed, int64_t lastRecord) const;
+  int tunableTasks() const {
+    int n = 0;
+    for (auto& st : states)
+      n += st.task.tunable;
+    return std::max(n, 1);
+  }
   void retrain();
 };
 
@@ -399,7 +405,12 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
           continue;
         }
       }
+      // A task's first batch is small when there are many tasks, so every
+      // task's default schedule is measured early (the gradient needs a
+      // baseline everywhere) and half the trials at most go to warm-up.
       int n = std::min(im.opt.batchSize, im.trialsPlanned - im.trialsDone);
+      if (st.trials == 0)
+        n = std::min(n, std::max(1, im.trialsPlanned / (2 * im.tunableTasks())));
       auto batch = im.pickBatch(*i, n);
       if (batch.empty()) {
         st.exhausted = true;

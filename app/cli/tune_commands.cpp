@@ -202,12 +202,12 @@ int runTune(const TuneArgs& a) {
       a.resume > 0
           ? std::make_unique<unity::tuner::TuningRun>(db, a.resume, std::move(tasks), opt, runner)
           : std::make_unique<unity::tuner::TuningRun>(db, std::move(tasks), opt, runner, config);
-  int tunable = 0;
+  int tunableTasks = 0;
   for (auto& t : run->tasks())
-    tunable += t.task.tunable;
+    tunableTasks += t.task.tunable;
   fmt::print("{} run {} on {}: {} tasks ({} tunable), {} trials, target '{}'\n",
-             a.resume > 0 ? "resuming" : "tuning", run->runId(), a.db, run->tasks().size(), tunable,
-             opt.trials, config["target"].get<std::string>());
+             a.resume > 0 ? "resuming" : "tuning", run->runId(), a.db, run->tasks().size(),
+             tunableTasks, opt.trials, config["target"].get<std::string>());
   std::fflush(stdout);
   bool tty = isatty(fileno(stdout)) != 0;
   int lastLines = 0;
@@ -237,15 +237,20 @@ int runTune(const TuneArgs& a) {
              finished ? unity::tuner::toString(finished->status) : "?",
              finished ? finished->trialsDone : 0, a.db);
   double before = 0, after = 0;
+  int measured = 0, tunable = 0;
   for (auto& st : run->tasks()) {
+    tunable += st.task.tunable;
+    if (st.defaultSeconds <= 0)
+      continue; // no baseline: neither side counts it
+    ++measured;
     before += st.task.weight * st.defaultSeconds;
-    after += st.task.weight * (st.bestSeconds > 0 ? st.bestSeconds : st.defaultSeconds);
+    after += st.task.weight * std::min(st.bestSeconds, st.defaultSeconds);
   }
   fmt::print("{}", table(run->tasks()));
   if (before > 0)
-    fmt::print("kernel time per model run (sum of weight x latency): {} untuned, {} tuned "
-               "({:.2f}x)\n",
-               seconds(before), seconds(after), before / after);
+    fmt::print("kernel time per model run over the {} of {} tunable tasks whose default was "
+               "measured (sum of weight x latency): {} untuned, {} tuned ({:.2f}x)\n",
+               measured, tunable, seconds(before), seconds(after), before / after);
   fmt::print("apply: lowerscope-cli build {} --target \"{}\" --db {}\n",
              config["model"].get<std::string>(), config["target"].get<std::string>(), a.db);
   return 0;
