@@ -23,41 +23,6 @@ using namespace unity::tuner::testing;
 
 namespace {
 
-int32_t segfaultKernel(void**, int64_t*, int32_t) {
-  raise(SIGSEGV);
-  return 0;
-}
-int32_t hangingKernel(void**, int64_t*, int32_t) {
-  for (;;)
-    pause();
-}
-int32_t wrongKernel(void** args, int64_t*, int32_t nargs) {
-  static_cast<float*>(args[nargs - 1])[0] = 12345.0f; // one element off
-  return 0;
-}
-
-/// A module whose kernel is replaced by `fn`.
-class SwappedModule : public runtime::CompiledModule {
-public:
-  SwappedModule(std::shared_ptr<const runtime::CompiledModule> inner, KernelFn fn)
-      : inner_(std::move(inner)), fn_(fn) {}
-  KernelFn lookup(const std::string& name) const override {
-    auto real = inner_->lookup(name); // unknown names still fail
-    return fn_ ? fn_ : real;
-  }
-  ir::PrimFuncRef function(const std::string& name) const override {
-    return inner_->function(name);
-  }
-  std::vector<std::string> names() const override { return inner_->names(); }
-  std::string llvmIR() const override { return {}; }
-  std::string assembly() const override { return {}; }
-  std::vector<char> object() const override { return {}; }
-
-private:
-  std::shared_ptr<const runtime::CompiledModule> inner_;
-  KernelFn fn_;
-};
-
 /// Builds for real, then swaps the kernel of the functions listed in
 /// `faults` (by structural hash) for a faulty one.
 class FaultyBuilder : public Builder {

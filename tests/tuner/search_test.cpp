@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -17,6 +19,7 @@
 #include "engine/support/error.h"
 #include "tests/tuner/tuner_test_util.h"
 #include "tuner/search.h"
+#include "tuner/space.h"
 
 using namespace unity;
 using namespace unity::tuner;
@@ -178,6 +181,66 @@ TEST_F(SearchTest, KilledRunResumesWithoutLosingRecords) {
   EXPECT_EQ(db.run(killed)->status, RunStatus::Finished);
   EXPECT_EQ(db.run(killed)->trialsDone, 24);
   EXPECT_EQ(db.integrityCheck(), "ok");
+}
+
+/// Builds for real, but the 2nd to 5th candidates built (counted in memory
+/// shared by the forked measurement children) get a kernel that segfaults,
+/// one that never returns, one that computes a wrong value, and a build
+/// that fails.
+class NthCandidateFaults : public Builder {
+public:
+  NthCandidateFaults() {
+    void* p = mmap(nullptr, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    count_ = static_cast<std::atomic<int>*>(p);
+    new (count_) std::atomic<int>(0);
+  }
+  ~NthCandidateFaults() override { munmap(count_, sizeof(int)); }
+  std::shared_ptr<const runtime::CompiledModule> build(const ir::PrimFuncRef& f,
+                                                       const std::string& target) const override {
+    auto m = LocalBuilder().build(f, target);
+    int n = ++*count_;
+    if (n == 2)
+      return std::make_shared<SwappedModule>(m, segfaultKernel);
+    if (n == 3)
+      return std::make_shared<SwappedModule>(m, hangingKernel);
+    if (n == 4)
+      return std::make_shared<SwappedModule>(m, wrongKernel);
+    if (n == 5)
+      throw Error("injected: this candidate's code generation failed");
+    return m;
+  }
+
+private:
+  std::atomic<int>* count_;
+};
+
+TEST_F(SearchTest, FaultyCandidatesAreRecordedAndTheRunCompletes) {
+  Database db(file("t.db"));
+  LocalRunner runner(std::make_shared<NthCandidateFaults>());
+  TuneOptions o = quick(8);
+  o.measure.timeoutSeconds = 2;
+  TuningRun run(db, matmulTasks(64), o, runner, {});
+  run.run();
+  auto records = db.recordsOfRun(run.runId());
+  ASSERT_EQ(records.size(), 8u);
+  std::map<RecordStatus, const Record*> byStatus;
+  for (auto& r : records)
+    byStatus[r.status] = &r;
+  ASSERT_TRUE(byStatus.count(RecordStatus::Crash));
+  EXPECT_EQ(byStatus[RecordStatus::Crash]->errorKind, "SIGSEGV");
+  ASSERT_TRUE(byStatus.count(RecordStatus::Timeout));
+  EXPECT_NE(byStatus[RecordStatus::Timeout]->errorMessage.find("timed out"), std::string::npos);
+  ASSERT_TRUE(byStatus.count(RecordStatus::WrongResult));
+  EXPECT_NE(byStatus[RecordStatus::WrongResult]->errorMessage.find("differ"), std::string::npos);
+  ASSERT_TRUE(byStatus.count(RecordStatus::BuildError));
+  EXPECT_NE(byStatus[RecordStatus::BuildError]->errorMessage.find("injected"), std::string::npos);
+  EXPECT_EQ(run.tasks()[0].errors, 4);
+  EXPECT_EQ(db.run(run.runId())->status, RunStatus::Finished);
+  // Failures never win: the best record is a valid one.
+  auto best = db.best(run.tasks()[0].workloadId, run.tasks()[0].targetId, 1);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].status, RecordStatus::Ok);
 }
 
 TEST_F(SearchTest, ResumingAnUnknownRunIsAnError) {

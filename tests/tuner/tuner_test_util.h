@@ -3,6 +3,7 @@
 // static-shape workloads and models built from text IR.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "engine/ir/module.h"
+#include "engine/runtime/module.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
 #include "engine/text/parser.h"
@@ -60,5 +62,41 @@ inline ir::IRModule smallModel(int n = 64) {
                     "    return gv\n";
   return text::parseModule(src, "<small model>");
 }
+
+// Faulty kernels for the measurement tests (the packed calling convention).
+inline int32_t segfaultKernel(void**, int64_t*, int32_t) {
+  raise(SIGSEGV);
+  return 0;
+}
+inline int32_t hangingKernel(void**, int64_t*, int32_t) {
+  for (;;)
+    pause();
+}
+inline int32_t wrongKernel(void** args, int64_t*, int32_t nargs) {
+  static_cast<float*>(args[nargs - 1])[0] = 12345.0f; // one element off
+  return 0;
+}
+
+/// A module whose kernel is replaced by `fn`.
+class SwappedModule : public runtime::CompiledModule {
+public:
+  SwappedModule(std::shared_ptr<const runtime::CompiledModule> inner, KernelFn fn)
+      : inner_(std::move(inner)), fn_(fn) {}
+  KernelFn lookup(const std::string& name) const override {
+    auto real = inner_->lookup(name); // unknown names still fail
+    return fn_ ? fn_ : real;
+  }
+  ir::PrimFuncRef function(const std::string& name) const override {
+    return inner_->function(name);
+  }
+  std::vector<std::string> names() const override { return inner_->names(); }
+  std::string llvmIR() const override { return {}; }
+  std::string assembly() const override { return {}; }
+  std::vector<char> object() const override { return {}; }
+
+private:
+  std::shared_ptr<const runtime::CompiledModule> inner_;
+  KernelFn fn_;
+};
 
 } // namespace unity::tuner::testing
