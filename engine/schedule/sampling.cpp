@@ -211,10 +211,16 @@ std::vector<ExprRV> Schedule::perfectTile(const LoopRV& rv, int n, int64_t maxIn
       throw Error(name + ": the innermost factor of the decision " + intList(d) +
                   " exceeds max_innermost = " + std::to_string(maxInner));
   } else {
-    std::vector<int64_t> inner;
-    for (int64_t x = 1; x <= *ext && x <= maxInner; ++x)
-      if (*ext % x == 0 && (n > 1 || x == *ext))
+    std::vector<int64_t> inner; // divisors of the extent <= maxInner, ascending
+    std::vector<int64_t> large;
+    for (int64_t x = 1; x * x <= *ext; ++x)
+      if (*ext % x == 0) {
         inner.push_back(x);
+        if (x * x != *ext)
+          large.push_back(*ext / x);
+      }
+    inner.insert(inner.end(), large.rbegin(), large.rend());
+    std::erase_if(inner, [&](int64_t x) { return x > maxInner || (n == 1 && x != *ext); });
     if (inner.empty())
       throw Error(name + ": extent " + std::to_string(*ext) +
                   " cannot be one factor of at most max_innermost = " + std::to_string(maxInner));
@@ -370,6 +376,7 @@ bool Schedule::applyTuning(const Instruction& in, const std::vector<LoopRV>& loo
       throw Error("schedule replay: '" + in.kind + "' expects " + std::to_string(n) + " " + what +
                   ", got " + std::to_string(got));
   };
+  const std::vector<int64_t>* decision = resampling_ ? nullptr : &in.decision;
   if (in.kind == "split" && !in.inputs.empty()) {
     need(loops.size(), 1, "loop(s)");
     std::vector<int64_t> factors;
@@ -396,12 +403,12 @@ bool Schedule::applyTuning(const Instruction& in, const std::vector<LoopRV>& loo
   } else if (in.kind == "sample_perfect_tile") {
     need(loops.size(), 1, "loop(s)");
     need(in.params.size(), 3, "parameter(s)");
-    perfectTile(loops[0], static_cast<int>(in.params[0]), in.params[1], &in.decision);
+    perfectTile(loops[0], static_cast<int>(in.params[0]), in.params[1], decision);
   } else if (in.kind == "sample_categorical") {
-    categorical(in.params, in.probs, &in.decision);
+    categorical(in.params, in.probs, decision);
   } else if (in.kind == "sample_compute_location") {
     need(in.blocks.size(), 1, "block(s)");
-    computeLocation(getBlock(in.blocks[0]), &in.decision);
+    computeLocation(getBlock(in.blocks[0]), decision);
   } else {
     return false;
   }

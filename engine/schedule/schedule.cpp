@@ -354,7 +354,16 @@ void Schedule::apply(const Instruction& in) {
 }
 
 Schedule Schedule::replay(PrimFuncRef func, const Trace& trace) {
-  Schedule s(std::move(func));
+  return replayImpl(std::move(func), trace, kDefaultSeed, false);
+}
+
+Schedule Schedule::resample(PrimFuncRef func, const Trace& trace, uint64_t seed) {
+  return replayImpl(std::move(func), trace, seed, true);
+}
+
+Schedule Schedule::replayImpl(PrimFuncRef func, const Trace& trace, uint64_t seed, bool resample) {
+  Schedule s(std::move(func), seed);
+  s.resampling_ = resample;
   size_t i = 0;
   for (auto& in : trace.instructions()) {
     try {
@@ -365,6 +374,7 @@ Schedule Schedule::replay(PrimFuncRef func, const Trace& trace) {
     }
     ++i;
   }
+  s.resampling_ = false;
   return s;
 }
 

@@ -159,8 +159,15 @@ public:
   /// instructions take their recorded decisions, and throw unity::Error
   /// naming the instruction when a decision is illegal for the function.
   static Schedule replay(ir::PrimFuncRef func, const Trace& trace);
+  /// Replays the instructions of a trace but draws every sampling decision
+  /// afresh from a random engine seeded with `seed` (the recorded decisions
+  /// are ignored): a new point of the same design space. Throws like
+  /// replay when an instruction does not apply to what was drawn.
+  static Schedule resample(ir::PrimFuncRef func, const Trace& trace, uint64_t seed);
 
 private:
+  static Schedule replayImpl(ir::PrimFuncRef func, const Trace& trace, uint64_t seed,
+                             bool resample);
   void apply(const Instruction& inst);
   /// The instructions of sampling.cpp and reduction_primitives.cpp; false
   /// for the other kinds.
@@ -184,6 +191,7 @@ private:
   ir::PrimFuncRef func_;
   Trace trace_;
   uint64_t rng_;
+  bool resampling_ = false;            // apply() draws decisions instead of taking them
   std::map<int, LoopRV> sampledLoops_; // sample_compute_location outputs by trace index
 };
 

@@ -366,3 +366,26 @@ TEST(ScheduleTraceJson, MalformedReferencesNameTheInstruction) {
   e = bad(R"([{"kind": "rfactor", "loops": [["C", 2]]}])");
   EXPECT_NE(e.find("instruction 0: missing \"factor_axis\""), std::string::npos) << e;
 }
+
+TEST(ScheduleSampling, ResampleDrawsNewPointsOfTheSameDesignSpace) {
+  auto f = matmulFunc(64, 32, 16);
+  auto s = tiledMatmul(f, 5);
+  auto a = randomTensor({64, 16}, 1), b = randomTensor({16, 32}, 2);
+  bool differs = false;
+  for (uint64_t seed = 100; seed < 108; ++seed) {
+    auto r = Schedule::resample(f, s.trace(), seed);
+    auto again = Schedule::resample(f, s.trace(), seed);
+    EXPECT_EQ(r.trace(), again.trace());
+    ASSERT_EQ(r.trace().size(), s.trace().size());
+    for (size_t i = 0; i < r.trace().size(); ++i)
+      EXPECT_EQ(r.trace().instructions()[i].kind, s.trace().instructions()[i].kind);
+    auto sites = r.trace().samplingSites();
+    EXPECT_EQ(product(sites[0].decision), 64);
+    EXPECT_LE(sites[2].decision[1], 8);
+    differs = differs || !(r.trace() == s.trace());
+    // A resampled trace replays to the same function.
+    EXPECT_TRUE(structuralEqual(Schedule::replay(f, r.trace()).func(), r.func()));
+    EXPECT_TRUE(close(run(r.func(), {a, b}, {64, 32}), matmulRef(a, b)));
+  }
+  EXPECT_TRUE(differs);
+}
