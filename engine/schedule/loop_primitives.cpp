@@ -164,6 +164,13 @@ std::vector<LoopRV> Schedule::splitWithTail(const LoopRV& rv, int64_t factor) {
 }
 
 std::vector<LoopRV> Schedule::split(const LoopRV& rv, std::vector<int64_t> factors) {
+  return splitImpl(rv, std::move(factors), {});
+}
+
+/// `inputs` (when not empty) are the factors as the trace records them:
+/// references to sampled values.
+std::vector<LoopRV> Schedule::splitImpl(const LoopRV& rv, std::vector<int64_t> factors,
+                                        std::vector<ValueRef> inputs) {
   auto f = loop(rv);
   const std::string name = f->var->name;
   LoopLocator where = locate(rv);
@@ -214,7 +221,10 @@ std::vector<LoopRV> Schedule::split(const LoopRV& rv, std::vector<int64_t> facto
     body = make<For>(vars[i], makeConst(t, 0), makeConst(t, double(factors[i])), ForKind::Serial,
                      body);
   setBody(replaceStmt(func_->body, f.get(), body));
-  trace_.append({"split", {}, {where}, factors});
+  if (inputs.empty())
+    trace_.append({"split", {}, {where}, factors});
+  else
+    trace_.append({"split", {}, {where}, {}, std::move(inputs)});
   std::vector<LoopRV> out;
   for (auto& v : vars)
     out.push_back(LoopRV{v});

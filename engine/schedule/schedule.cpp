@@ -199,7 +199,7 @@ struct UniqueBlockNames : StmtMutator {
 };
 } // namespace
 
-Schedule::Schedule(PrimFuncRef func) : func_(std::move(func)) {
+Schedule::Schedule(PrimFuncRef func, uint64_t seed) : func_(std::move(func)), rng_(seed) {
   if (!func_)
     throw Error("schedule: the function is null");
   UniqueBlockNames u;
@@ -249,7 +249,9 @@ std::vector<LoopRV> Schedule::getLoops(const BlockRV& rv) const {
 
 Ref<For> Schedule::loop(const LoopRV& rv) const {
   if (!rv.var)
-    throw Error("schedule: null loop handle");
+    throw Error(rv.sample >= 0 ? "schedule: the loop sampled by instruction " +
+                                     std::to_string(rv.sample) + " is the root, not a loop"
+                               : std::string("schedule: null loop handle"));
   auto loc = findLoop(func_->body, rv.var.get());
   if (!loc)
     throw Error("schedule: no loop over '" + rv.var->name +
@@ -265,6 +267,13 @@ std::vector<BlockRV> Schedule::getBlocksUnder(const LoopRV& rv) const {
 }
 
 LoopLocator Schedule::locate(const LoopRV& rv) const {
+  // A sampled loop is recorded as a reference to its sampling instruction,
+  // so that replaying another decision moves the instruction using it.
+  if (rv.sample >= 0) {
+    auto it = sampledLoops_.find(rv.sample);
+    if (it != sampledLoops_.end() && it->second.var.get() == rv.var.get())
+      return LoopLocator{"", 0, rv.sample};
+  }
   auto f = loop(rv);
   auto blocks = blocksUnder(f->body);
   if (blocks.empty())
@@ -278,6 +287,13 @@ LoopLocator Schedule::locate(const LoopRV& rv) const {
 }
 
 LoopRV Schedule::resolve(const LoopLocator& l) const {
+  if (l.isRef()) {
+    auto it = sampledLoops_.find(l.inst);
+    if (it == sampledLoops_.end())
+      throw Error("schedule: loop reference to instruction " + std::to_string(l.inst) +
+                  ", which is not a sample_compute_location of this trace");
+    return it->second;
+  }
   auto loops = getLoops(getBlock(l.block));
   if (l.index < 0 || l.index >= static_cast<int>(loops.size()))
     throw Error("schedule: block '" + l.block + "' has " + std::to_string(loops.size()) +
@@ -299,6 +315,8 @@ void Schedule::apply(const Instruction& in) {
   std::vector<LoopRV> loops;
   for (auto& l : in.loops)
     loops.push_back(resolve(l));
+  if (applyTuning(in, loops))
+    return;
   if (in.kind == "split") {
     needLoops(1);
     split(loops[0], in.decision);
@@ -336,7 +354,16 @@ void Schedule::apply(const Instruction& in) {
 }
 
 Schedule Schedule::replay(PrimFuncRef func, const Trace& trace) {
-  Schedule s(std::move(func));
+  return replayImpl(std::move(func), trace, kDefaultSeed, false);
+}
+
+Schedule Schedule::resample(PrimFuncRef func, const Trace& trace, uint64_t seed) {
+  return replayImpl(std::move(func), trace, seed, true);
+}
+
+Schedule Schedule::replayImpl(PrimFuncRef func, const Trace& trace, uint64_t seed, bool resample) {
+  Schedule s(std::move(func), seed);
+  s.resampling_ = resample;
   size_t i = 0;
   for (auto& in : trace.instructions()) {
     try {
@@ -347,6 +374,7 @@ Schedule Schedule::replay(PrimFuncRef func, const Trace& trace) {
     }
     ++i;
   }
+  s.resampling_ = false;
   return s;
 }
 

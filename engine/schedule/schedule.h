@@ -19,6 +19,15 @@
 // `original index < extent` (TVM's behaviour); only constant extents split.
 // splitWithTail splits any extent into a predicate-free main nest and a
 // remainder loop (a copy of the body), for symbolic extents.
+//
+// Sampling (MetaSchedule style): samplePerfectTile, sampleCategorical and
+// sampleComputeLocation draw from the schedule's seeded random engine and
+// record their decision; the values they return (ExprRV, LoopRV) remember
+// which instruction produced them, so a split or annotate that uses them
+// records a reference and follows a changed decision on replay.
+#include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,11 +42,24 @@ struct BlockRV {
 
 struct LoopRV {
   ir::Ref<ir::PrimVar> var; // the loop variable of the For this handle names
+  /// >= 0: the output of the sample_compute_location instruction with this
+  /// trace index; var is then null when the sampled location is the root.
+  int sample = -1;
+  bool isRoot() const { return !var; }
 };
+
+/// An integer produced by a sampling instruction (value, trace index of the
+/// instruction, output number) or a constant (inst = -1).
+using ExprRV = ValueRef;
 
 class Schedule {
 public:
-  explicit Schedule(ir::PrimFuncRef func);
+  static constexpr uint64_t kDefaultSeed = 42;
+  /// `seed` seeds the random engine of the sampling instructions (a
+  /// SplitMix64 stream: the same seed samples the same decisions on every
+  /// machine).
+  explicit Schedule(ir::PrimFuncRef func, uint64_t seed = kDefaultSeed);
+  void setSeed(uint64_t seed) { rng_ = seed; }
 
   const ir::PrimFuncRef& func() const { return func_; }
   const Trace& trace() const { return trace_; }
@@ -60,6 +82,10 @@ public:
   /// one factor may be -1 (inferred as ceil(extent / product of the others)).
   /// Returns the new loops, outermost first.
   std::vector<LoopRV> split(const LoopRV& loop, std::vector<int64_t> factors);
+  /// The same with factors that may be sampled (samplePerfectTile's
+  /// outputs): the trace refers to the sampling instruction. (A span so
+  /// that a braced list of integers still means the overload above.)
+  std::vector<LoopRV> split(const LoopRV& loop, std::span<const ExprRV> factors);
   /// Splits a loop of any extent E (symbolic included) by `factor` without
   /// predicates: a main nest {outer < E / factor, inner < factor} and, unless
   /// E is a constant multiple of factor, a tail loop over the E % factor
@@ -89,18 +115,84 @@ public:
   /// loops). The nest copies the loops from `loop` inwards that feed spatial
   /// iterators. Returns the init block.
   BlockRV decomposeReduction(const BlockRV& block, const LoopRV& loop);
+  /// Factors the reduction of a block over `loop` (one of its loops that
+  /// feeds only reduction iterators, typically the inner part of a split
+  /// reduction loop), TVM's rfactor: a block "<name>_rf" in the original
+  /// nest accumulates partial results into a new buffer "<buffer>_rf" that
+  /// has the loop's extent as an extra dimension at `factorAxis` (0..ndim;
+  /// negative counts from the end, -1 = last), with `loop` now a spatial
+  /// loop of it; the block itself becomes a write-back reduction over that
+  /// dimension in a new nest right after the original one. Needs a single
+  /// store `C[idx] = C[idx] op x` with op in add/mul/max/min and an init, no
+  /// predicate. Returns the "<name>_rf" block.
+  BlockRV rfactor(const LoopRV& loop, int factorAxis);
 
-  /// Applies a trace to func (every instruction, in order).
+  // ---- annotations (stored in the For / Block annotations) ----
+  /// Sets `key` on the loop or block (replacing an earlier value). Values:
+  /// bool, integer, float or string; an ExprRV records a reference to the
+  /// sampling instruction that produced it.
+  void annotate(const LoopRV& loop, const std::string& key, const ir::AttrValue& value);
+  void annotate(const BlockRV& block, const std::string& key, const ir::AttrValue& value);
+  void annotate(const LoopRV& loop, const std::string& key, const ExprRV& value);
+  void annotate(const BlockRV& block, const std::string& key, const ExprRV& value);
+
+  // ---- sampling (decisions recorded in the trace) ----
+  /// n positive factors of the loop's constant extent (their product is the
+  /// extent), the innermost at most maxInnermostFactor. Outermost first.
+  std::vector<ExprRV> samplePerfectTile(const LoopRV& loop, int n, int64_t maxInnermostFactor);
+  /// One of the candidates, with the given (unnormalized, non-negative)
+  /// probabilities.
+  ExprRV sampleCategorical(const std::vector<int64_t>& candidates,
+                           const std::vector<double>& probabilities);
+  /// A loop to compute the block at, uniformly among
+  /// computeLocationCandidates(block) and the root (LoopRV::isRoot: leave
+  /// the block where it is).
+  LoopRV sampleComputeLocation(const BlockRV& block);
+  /// The loops around the block's consumers (the blocks reading a buffer it
+  /// writes) that enclose all of them but not the block itself, outermost
+  /// first.
+  std::vector<LoopRV> computeLocationCandidates(const BlockRV& block) const;
+  /// The value of an ExprRV in the current state (its sampled value).
+  int64_t value(const ExprRV& v) const;
+
+  /// Applies a trace to func (every instruction, in order); sampling
+  /// instructions take their recorded decisions, and throw unity::Error
+  /// naming the instruction when a decision is illegal for the function.
   static Schedule replay(ir::PrimFuncRef func, const Trace& trace);
+  /// Replays the instructions of a trace but draws every sampling decision
+  /// afresh from a random engine seeded with `seed` (the recorded decisions
+  /// are ignored): a new point of the same design space. Throws like
+  /// replay when an instruction does not apply to what was drawn.
+  static Schedule resample(ir::PrimFuncRef func, const Trace& trace, uint64_t seed);
 
 private:
+  static Schedule replayImpl(ir::PrimFuncRef func, const Trace& trace, uint64_t seed,
+                             bool resample);
   void apply(const Instruction& inst);
+  /// The instructions of sampling.cpp and reduction_primitives.cpp; false
+  /// for the other kinds.
+  bool applyTuning(const Instruction& inst, const std::vector<LoopRV>& loops);
+  std::vector<LoopRV> splitImpl(const LoopRV& loop, std::vector<int64_t> factors,
+                                std::vector<ValueRef> inputs);
+  void annotateImpl(const LoopRV* loop, const BlockRV* block, const std::string& key,
+                    const ir::AttrValue& value, std::vector<ValueRef> inputs);
+  std::vector<ExprRV> perfectTile(const LoopRV& loop, int n, int64_t maxInnermost,
+                                  const std::vector<int64_t>* decision);
+  ExprRV categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
+                     const std::vector<int64_t>* decision);
+  LoopRV computeLocation(const BlockRV& block, const std::vector<int64_t>* decision);
+  /// A reference for the trace (value 0), checked against this trace.
+  ValueRef traceRef(const ExprRV& v) const;
+  uint64_t nextRandom();
   LoopLocator locate(const LoopRV& loop) const;
   LoopRV resolve(const LoopLocator& l) const;
   void setBody(ir::Stmt body);
 
   ir::PrimFuncRef func_;
   Trace trace_;
+  uint64_t rng_;
+  bool resampling_ = false;            // apply() draws decisions instead of taking them
+  std::map<int, LoopRV> sampledLoops_; // sample_compute_location outputs by trace index
 };
 
 } // namespace unity::schedule
