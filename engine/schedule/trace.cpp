@@ -10,9 +10,11 @@
 namespace unity::schedule {
 
 namespace {
-const char* const kKinds[] = {"split",   "split_tail",     "fuse",
-                              "reorder", "parallel",       "vectorize",
-                              "unroll",  "compute_inline", "decompose_reduction"};
+const char* const kKinds[] = {"split", "split_tail", "fuse", "reorder", "parallel", "vectorize",
+                              "unroll", "compute_inline", "decompose_reduction",
+                              // compute location and caches
+                              "cache_read", "cache_write", "compute_at", "reverse_compute_at",
+                              "reverse_compute_inline"};
 
 [[noreturn]] void bad(size_t i, const std::string& what) {
   throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);

@@ -24,7 +24,9 @@ struct LoopLocator {
 
 struct Instruction {
   /// split, split_tail, fuse, reorder, parallel, vectorize, unroll, compute_inline,
-  /// decompose_reduction.
+  /// decompose_reduction; cache_read, cache_write (decision: buffer index,
+  /// scope 0 = "global" / 1 = "local"), compute_at, reverse_compute_at,
+  /// reverse_compute_inline.
   std::string kind;
   std::vector<std::string> blocks;
   std::vector<LoopLocator> loops;
