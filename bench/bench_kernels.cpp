@@ -8,6 +8,11 @@
 //                               (3x3 stride 1 only)
 //   examples (mlp, cnn, transformer .uir) end-to-end latency, with and
 //                               without DefaultSchedule
+//   epilogue                    conv2d / matmul + bias + relu in one kernel,
+//                               the epilogue fused under the reduction's
+//                               tile (DefaultSchedule rule 3) against its own
+//                               nest (policy knob fuse_epilogues = false),
+//                               measured alternately in the same run
 //
 // Each configuration runs with 1 thread and with 2 threads (unity: target
 // -num-cores and the schedule's core count; OpenBLAS:
@@ -19,7 +24,7 @@
 // the start of the same run with as many threads (unity::measureFp32FmaPeak:
 // an FMA loop on the widest vectors the host has), and "ours/peak" our rate
 // against it.
-// Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples]
+// Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples|epilogue]
 //                      [--mattr -prefer-256-bit]   (extra LLVM target features)
 //                      [--db FILE.db]   apply the tuned schedules of a tuning database
 //                      [--tune N] [--tune-seconds S] [--curves DIR]
@@ -28,6 +33,7 @@
 // its best schedule beside the peer; --curves writes each row's tuning
 // curve (best GFLOP/s against trials and seconds) as CSV, with the peer's
 // rate of the same run, for bench/plot_curves.
+//                      [--policy '{"knob": value}'] (tir.schedule_policy for every build)
 #include <cblas.h>
 #include <omp.h>
 
@@ -78,6 +84,7 @@ std::string gDb;                          // --db: tuning database applied to ev
 int gTuneTrials = 0;                      // --tune: trials per kernel before measuring it
 double gTuneSeconds = 0;                  // --tune-seconds: time budget per kernel
 std::string gCurves;                      // --curves: folder of tuning-curve CSVs
+std::string gPolicy;                      // --policy: schedule policy knobs (JSON)
 
 /// Best time of fn in seconds: one warm-up, then at least 3 runs and more
 /// until ~budget seconds (at most 200).
@@ -103,7 +110,8 @@ unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
 }
 
 std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, bool schedule,
-                                               bool fullPipeline) {
+                                               bool fullPipeline,
+                                               const std::string& policy = gPolicy) {
   BuildOptions opts;
   opts.target = "llvm -num-cores=" + std::to_string(threads) + gTargetExtra;
   if (!fullPipeline)
@@ -122,6 +130,8 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
   if (!schedule)
     opts.disabledPasses.push_back("DefaultSchedule");
   opts.config.set("tir.num_cores", int64_t(threads));
+  if (!policy.empty())
+    opts.config.set("tir.schedule_policy", policy);
   opts.record = false;
   return build(m, opts).executable;
 }
@@ -378,6 +388,77 @@ void benchExample(const std::string& dir, const std::string& name, int threads, 
               ms[0] / ms[1]);
 }
 
+// ------------------------------------------------------------------ epilogue
+
+/// One kernel computing relu(reduction + bias) (the shape FuseTIR gives a
+/// conv/matmul + bias + relu group), built with the epilogue fused under
+/// the reduction's tile and with it in its own nest, timed alternately
+/// (three rounds, the best of each) so both see the same machine load.
+void benchEpilogue(const std::string& name, const PrimFuncRef& f,
+                   const std::vector<unity::Tensor>& inputs, double flops, int threads,
+                   double budget) {
+  auto m = transform::moduleCallingPrimFunc(f);
+  std::string on = gPolicy.empty() ? "{}" : gPolicy;
+  auto fused = buildOurs(m, threads, true, true, on);
+  auto split = buildOurs(m, threads, true, true, R"({"fuse_epilogues": false})");
+  setThreads(threads);
+  auto a = fused->runTensors(inputs)[0], b = split->runTensors(inputs)[0];
+  double err = maxRelDiff(a, b.dataAs<float>());
+  double tf = 1e30, ts = 1e30;
+  for (int round = 0; round < 3; ++round) {
+    tf = std::min(tf, bestTime([&] { fused->runTensors(inputs); }, budget / 3));
+    ts = std::min(ts, bestTime([&] { split->runTensors(inputs); }, budget / 3));
+  }
+  std::printf("%-26s %d   %8.3f  %8.3f   %6.3fx   %7.1f  %7.1f    %.1e\n", name.c_str(), threads,
+              1e3 * tf, 1e3 * ts, ts / tf, flops / tf * 1e-9, flops / ts * 1e-9, err);
+}
+
+void benchConvEpilogue(const ConvShape& s, int threads, double budget) {
+  auto X = te::placeholder({intImm(1), intImm(s.c), intImm(s.hw), intImm(s.hw)},
+                           DataType::Float32(), "X");
+  auto W = te::placeholder({intImm(s.f), intImm(s.c), intImm(s.k), intImm(s.k)},
+                           DataType::Float32(), "W");
+  auto B = te::placeholder({intImm(s.f)}, DataType::Float32(), "bias");
+  te::topi::Conv2dParams p;
+  p.padding = {s.k / 2, s.k / 2, s.k / 2, s.k / 2};
+  p.strides = {s.stride, s.stride};
+  auto Y = te::topi::conv2d(X, W, p, "conv");
+  auto R = te::compute(
+      Y.shape(),
+      [&](const std::vector<PrimExpr>& i) {
+        return max(Y({i[0], i[1], i[2], i[3]}) + B({i[1]}), floatImm(0.0));
+      },
+      "T_relu");
+  int64_t o = s.out();
+  char name[64];
+  std::snprintf(name, sizeof name, "conv 1x%lldx%lldx%lld,%lld %lldx%lld%s", (long long)s.c,
+                (long long)s.hw, (long long)s.hw, (long long)s.f, (long long)s.k, (long long)s.k,
+                s.stride == 1 ? "" : "/2");
+  benchEpilogue(name, te::createPrimFunc({X, W, B, R}),
+                {randomTensor({1, s.c, s.hw, s.hw}, 3), randomTensor({s.f, s.c, s.k, s.k}, 4),
+                 randomTensor({s.f}, 5)},
+                2.0 * s.f * o * o * s.c * s.k * s.k, threads, budget);
+}
+
+void benchMatmulEpilogue(int64_t m, int64_t k, int64_t n, int threads, double budget) {
+  auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
+  auto Bm = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
+  auto Bias = te::placeholder({intImm(n)}, DataType::Float32(), "bias");
+  auto C = te::topi::matmul(A, Bm, "C");
+  auto R = te::compute(
+      {intImm(m), intImm(n)},
+      [&](const std::vector<PrimExpr>& i) {
+        return max(C({i[0], i[1]}) + Bias({i[1]}), floatImm(0.0));
+      },
+      "T_relu");
+  char name[64];
+  std::snprintf(name, sizeof name, "matmul %lldx%lldx%lld", (long long)m, (long long)k,
+                (long long)n);
+  benchEpilogue(name, te::createPrimFunc({A, Bm, Bias, R}),
+                {randomTensor({m, k}, 6), randomTensor({k, n}, 7), randomTensor({n}, 8)},
+                2.0 * m * n * k, threads, budget);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -401,6 +482,8 @@ int main(int argc, char** argv) {
       gTuneSeconds = std::atof(argv[++i]);
     } else if (!std::strcmp(argv[i], "--curves") && i + 1 < argc) {
       gCurves = argv[++i];
+    } else if (!std::strcmp(argv[i], "--policy") && i + 1 < argc) {
+      gPolicy = argv[++i];
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -408,11 +491,11 @@ int main(int argc, char** argv) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
         threads.push_back(std::atoi(t));
     } else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F] "
-          "[--disable-passes a,b] [--db FILE.db] [--tune N] [--tune-seconds S] [--curves DIR]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples|epilogue] "
+                   "[--mattr F] [--disable-passes a,b] [--policy JSON] [--db FILE.db] [--tune N] "
+                   "[--tune-seconds S] [--curves DIR]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -467,6 +550,20 @@ int main(int argc, char** argv) {
       for (const char* e : {"mlp", "cnn", "transformer"})
         if (want("examples"))
           benchExample(examples, e, t, budget);
+    if (want("epilogue"))
+      std::printf("\nkernel + bias + relu       threads  fused ms  own nest ms  speed-up  fused "
+                  "GF/s  own GF/s  max rel diff\n");
+    for (int t : threads) {
+      if (!want("epilogue"))
+        break;
+      for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
+                          ConvShape{64, 56, 128, 3, 2}, ConvShape{256, 14, 256, 1}})
+        benchConvEpilogue(s, t, budget);
+      for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 256},
+                             {128, 768, 768},
+                             {128, 768, 3072}})
+        benchMatmulEpilogue(m, k, n, t, budget);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_kernels: %s\n", e.what());
     return 1;

@@ -348,6 +348,26 @@ void Schedule::apply(const Instruction& in) {
     needBlocks(1);
     needLoops(1);
     decomposeReduction(getBlock(in.blocks[0]), loops[0]);
+  } else if (in.kind == "cache_read" || in.kind == "cache_write") {
+    needBlocks(1);
+    if (in.decision.size() != 2 || in.decision[1] < 0 || in.decision[1] > 1)
+      throw Error("schedule replay: '" + in.kind + "' expects [buffer index, scope 0 or 1]");
+    auto idx = static_cast<int>(in.decision[0]);
+    const char* scope = in.decision[1] ? "local" : "global";
+    if (in.kind == "cache_read")
+      cacheRead(getBlock(in.blocks[0]), idx, scope);
+    else
+      cacheWrite(getBlock(in.blocks[0]), idx, scope);
+  } else if (in.kind == "compute_at" || in.kind == "reverse_compute_at") {
+    needBlocks(1);
+    needLoops(1);
+    if (in.kind == "compute_at")
+      computeAt(getBlock(in.blocks[0]), loops[0]);
+    else
+      reverseComputeAt(getBlock(in.blocks[0]), loops[0]);
+  } else if (in.kind == "reverse_compute_inline") {
+    needBlocks(1);
+    reverseComputeInline(getBlock(in.blocks[0]));
   } else {
     throw Error("schedule replay: unknown instruction '" + in.kind + "'");
   }

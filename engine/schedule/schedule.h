@@ -155,6 +155,30 @@ public:
   /// The value of an ExprRV in the current state (its sampled value).
   int64_t value(const ExprRV& v) const;
 
+  // ---- compute location and caches (compute_primitives.cpp) ----
+  /// Adds a block "<buffer>_<scope>" copying the whole buffer of
+  /// block.reads[readBufferIndex] into a new buffer of `scope` ("global" or
+  /// "local"), placed right before the block's loop nest; the block reads
+  /// the copy. Returns the copy block (computeAt shrinks it to a tile).
+  BlockRV cacheRead(const BlockRV& block, int readBufferIndex, const std::string& scope);
+  /// The block writes a new buffer of `scope` instead of
+  /// block.writes[writeBufferIndex]; a block "<buffer>_<scope>" after its
+  /// loop nest copies it into the original. Returns the copy block.
+  BlockRV cacheWrite(const BlockRV& block, int writeBufferIndex, const std::string& scope);
+  /// Moves a producer (storing T[v0..vn] at its spatial iterators) to the
+  /// start of `loop`'s body, computing only the region of T that the blocks
+  /// under the loop read in one iteration (constant extents).
+  void computeAt(const BlockRV& block, const LoopRV& loop);
+  /// Moves a spatial consumer to the end of `loop`'s body, computing the
+  /// elements whose reads of its producer's buffer fall in the region
+  /// written in one iteration of the loop (after the producer's reduction
+  /// over it completes).
+  void reverseComputeAt(const BlockRV& block, const LoopRV& loop);
+  /// Inlines an injective consumer into its (non-reduction) producer: the
+  /// producer stores the consumer's expression into the consumer's output,
+  /// and the intermediate buffer goes.
+  void reverseComputeInline(const BlockRV& block);
+
   /// Applies a trace to func (every instruction, in order); sampling
   /// instructions take their recorded decisions, and throw unity::Error
   /// naming the instruction when a decision is illegal for the function.

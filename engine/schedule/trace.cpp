@@ -21,6 +21,9 @@ const char* const kKinds[] = {"split",   "split_tail",     "fuse",
 const char* const kSamplingKinds[] = {"sample_perfect_tile", "sample_categorical",
                                       "sample_compute_location"};
 const char* const kTuningKinds[] = {"rfactor", "annotate"};
+// Compute location and caches (compute_primitives.cpp).
+const char* const kComputeKinds[] = {"cache_read", "cache_write", "compute_at",
+                                     "reverse_compute_at", "reverse_compute_inline"};
 
 [[noreturn]] void bad(size_t i, const std::string& what) {
   throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);
@@ -58,6 +61,9 @@ bool isKnownInstruction(const std::string& kind) {
     if (kind == k)
       return true;
   for (auto* k : kTuningKinds)
+    if (kind == k)
+      return true;
+  for (auto* k : kComputeKinds)
     if (kind == k)
       return true;
   return isSamplingInstruction(kind);

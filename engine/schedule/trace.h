@@ -62,7 +62,9 @@ struct ValueRef {
 struct Instruction {
   /// split, split_tail, fuse, reorder, parallel, vectorize, unroll, compute_inline,
   /// decompose_reduction; rfactor, annotate, sample_perfect_tile,
-  /// sample_categorical, sample_compute_location.
+  /// sample_categorical, sample_compute_location; cache_read, cache_write
+  /// (decision: buffer index, scope 0 = "global" / 1 = "local"), compute_at,
+  /// reverse_compute_at, reverse_compute_inline.
   std::string kind;
   std::vector<std::string> blocks;
   std::vector<LoopLocator> loops;

@@ -61,6 +61,7 @@ const std::vector<Knob>& knobs() {
       knob("reduce_tile_candidates", &SchedulePolicy::reduceTileCandidates),
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
+      knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
   };
   return k;
 }

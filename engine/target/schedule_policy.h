@@ -69,6 +69,11 @@ struct SchedulePolicy {
   /// Keep a padding producer (a Select) materialized when a reduction reads
   /// it, instead of inlining the bounds test into every multiply-add.
   bool keepPaddingProducers = true;
+  /// Move an elementwise consumer of a reduction (a bias/batch-norm/clip/
+  /// residual epilogue) under the reduction's tile loop, after the tile's
+  /// reduction, so it reads the accumulators while they are in L1 instead
+  /// of a full-size temporary in a separate pass (reverseComputeAt).
+  bool fuseEpilogues = true;
 
   /// The parallel-loop target: parallelChunksPerCore * cores.
   int parallelTarget() const { return parallelChunksPerCore * cores; }

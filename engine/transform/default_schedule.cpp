@@ -71,6 +71,19 @@
 //      it; a symbolic u accepts any U (the tail takes the rest). The copy
 //      in the remainder is scheduled without further tail splits (U = 1, a
 //      symbolic x vectorized whole). Symbolic reduce loops stay unsplit.
+// 3. Epilogue fusion [fuseEpilogues]: a spatial block reading the output
+//    of a scheduled reduction (the bias/batch-norm/clip/residual chain after
+//    a convolution or matmul, one block once step 1 inlined it) moves under
+//    the reduction's innermost spatial loop outside its reduce loops
+//    (reverseComputeAt; for the register tile, u_o), after the tile's
+//    reduction: it reads the U x V accumulators just stored, in L1, instead
+//    of a full-size temporary in a separate pass over memory, and runs in
+//    the reduction's parallel loop. Its innermost loop is vectorized when
+//    it runs along the stored buffer's last index. The wide convolution's
+//    crop reads the tile's flat positions through y * Wq + x: it covers
+//    the rows the tile touches, predicated to the tile's positions. When
+//    the consumer cannot move (a reduction that is not tiled, a tail copy
+//    writing the same buffer), it gets rule 2 in its own nest.
 //    Anything a rule cannot handle (loops shared by several blocks, a
 //    primitive refusing) leaves that block as it was: the schedule is tried
 //    on a copy and only kept when every step succeeded.
@@ -559,6 +572,47 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   parallelizeOuter(s, outer, p);
 }
 
+/// Rule 3: moves a consumer of a scheduled reduction under the
+/// reduction's innermost loop outside its reduce loops (or, failing that,
+/// the next loop out). False when nothing moved.
+bool fuseEpilogue(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
+  auto blk = s.block(rv);
+  if (!as<BufferStore>(blk->body) || isReduction(blk.get()))
+    return false;
+  const Block* prod = nullptr;
+  for (auto* b : schedule::detail::blocksUnder(s.func()->body)) {
+    auto* st = as<BufferStore>(b->body);
+    if (b != blk.get() && st && isReduction(b) && !isParam(s.func(), st->buffer.get()) &&
+        readsBuffer(blk.get(), st->buffer.get()))
+      prod = b;
+  }
+  if (!prod)
+    return false;
+  auto loops = s.getLoops(BlockRV{prod->name});
+  size_t r0 = loops.size();
+  for (size_t i = 0; i < loops.size() && r0 == loops.size(); ++i)
+    for (size_t k = 0; k < prod->iters.size(); ++k)
+      if (prod->iters[k].type == IterType::Reduce &&
+          schedule::detail::usesVar(prod->bindings[k], loops[i].var.get()))
+        r0 = i;
+  for (size_t i = r0; i-- > 0;) {
+    Schedule attempt = s;
+    try {
+      attempt.reverseComputeAt(rv, loops[i]);
+    } catch (const Error&) {
+      continue;
+    }
+    auto own = ownLoops(attempt, rv);
+    if (p.vectorize && !own.empty() &&
+        contiguousLoop(attempt.block(rv).get(), own) == static_cast<int>(own.size()) - 1 &&
+        constExtent(own.back().f) != 1)
+      attempt.vectorize(own.back().rv);
+    s = attempt;
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 Schedule scheduleWithPolicy(const PrimFuncRef& f, const SchedulePolicy& policy) {
@@ -571,7 +625,7 @@ Schedule scheduleWithPolicy(const PrimFuncRef& f, const SchedulePolicy& policy) 
     try {
       if (isReduction(attempt.block(rv).get()))
         scheduleReduction(attempt, rv, policy);
-      else
+      else if (!policy.fuseEpilogues || !fuseEpilogue(attempt, rv, policy))
         scheduleSpatial(attempt, rv, policy);
     } catch (const Error&) {
       continue; // this block keeps its loops (see the file comment)

@@ -1,0 +1,175 @@
+// DefaultSchedule rule 3, epilogue fusion: the elementwise consumer of a
+// convolution or matmul moves under the reduction's tile loop, after the
+// tile's reduction (reverseComputeAt), checked on the loop structure, on
+// the values (interpreter and build + run against hand-written references)
+// and on the temporary StorageRewrite then shrinks.
+#include <gtest/gtest.h>
+
+#include "engine/build.h"
+#include "engine/schedule/schedule.h"
+#include "engine/support/error.h"
+#include "engine/transform/call_tir.h"
+#include "engine/transform/default_schedule.h"
+#include "tests/engine/schedule/schedule_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using namespace unity::schedule::testing;
+using schedule::Schedule;
+
+namespace {
+
+/// relu(A x B + bias) in one function: C is an intermediate.
+PrimFuncRef matmulBiasRelu(int64_t m, int64_t n, int64_t k) {
+  auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
+  auto Bias = te::placeholder({intImm(n)}, DataType::Float32(), "bias");
+  auto C = te::topi::matmul(A, B, "C");
+  auto R = te::compute(
+      {intImm(m), intImm(n)},
+      [&](const std::vector<PrimExpr>& i) {
+        return max(C({i[0], i[1]}) + Bias({i[1]}), floatImm(0.0));
+      },
+      "R");
+  return te::createPrimFunc({A, B, Bias, R});
+}
+
+unity::Tensor matmulBiasReluRef(const unity::Tensor& a, const unity::Tensor& b,
+                                const unity::Tensor& bias) {
+  auto c = matmulRef(a, b);
+  int64_t n = b.shape()[1];
+  for (int64_t i = 0; i < c.numel(); ++i)
+    c.setDouble(i, std::max(0.0, c.getDouble(i) + bias.getDouble(i % n)));
+  return c;
+}
+
+/// relu(conv2d(X, W, pad 1) + bias[o]), 3x3, batch 1: topi writes it in
+/// the wide form (the crop inlined into the epilogue).
+PrimFuncRef convBiasRelu(int64_t c, int64_t hw, int64_t o) {
+  auto X =
+      te::placeholder({intImm(1), intImm(c), intImm(hw), intImm(hw)}, DataType::Float32(), "X");
+  auto W = te::placeholder({intImm(o), intImm(c), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  auto Bias = te::placeholder({intImm(o)}, DataType::Float32(), "bias");
+  te::topi::Conv2dParams p;
+  p.padding = {1, 1, 1, 1};
+  auto Y = te::topi::conv2d(X, W, p, "conv");
+  auto R = te::compute(
+      Y.shape(),
+      [&](const std::vector<PrimExpr>& i) {
+        return max(Y({i[0], i[1], i[2], i[3]}) + Bias({i[1]}), floatImm(0.0));
+      },
+      "R");
+  return te::createPrimFunc({X, W, Bias, R});
+}
+
+unity::Tensor convBiasReluRef(const unity::Tensor& x, const unity::Tensor& w,
+                              const unity::Tensor& bias, int64_t c, int64_t hw, int64_t o) {
+  unity::Tensor out(DataType::Float32(), {1, o, hw, hw});
+  for (int64_t f = 0; f < o; ++f)
+    for (int64_t y = 0; y < hw; ++y)
+      for (int64_t xx = 0; xx < hw; ++xx) {
+        double acc = bias.getDouble(f);
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t ky = 0; ky < 3; ++ky)
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              int64_t iy = y + ky - 1, ix = xx + kx - 1;
+              if (iy < 0 || iy >= hw || ix < 0 || ix >= hw)
+                continue;
+              acc += x.getDouble((ch * hw + iy) * hw + ix) *
+                     w.getDouble(((f * c + ch) * 3 + ky) * 3 + kx);
+            }
+        out.setDouble((f * hw + y) * hw + xx, std::max(0.0, acc));
+      }
+  return out;
+}
+
+/// Whether block `consumer` sits under a loop of block `producer` (they
+/// share a loop).
+bool sharesALoop(const PrimFuncRef& f, const std::string& producer, const std::string& consumer) {
+  Schedule s(f);
+  auto pl = s.getLoops(s.getBlock(producer));
+  for (auto& l : s.getLoops(s.getBlock(consumer)))
+    for (auto& p : pl)
+      if (l.var.get() == p.var.get())
+        return true;
+  return false;
+}
+
+target::SchedulePolicy noFusion(target::SchedulePolicy p) {
+  p.fuseEpilogues = false;
+  return p;
+}
+
+/// The elements of the Allocate of a buffer named `name` in the lowered
+/// kernel of a one-call build (-1 when there is none).
+int64_t allocatedElements(const PrimFuncRef& f, const std::string& name, bool fuse) {
+  BuildOptions opts;
+  opts.config.set("tir.num_cores", int64_t(1));
+  if (!fuse)
+    opts.config.set("tir.schedule_policy", std::string(R"({"fuse_epilogues": false})"));
+  auto r = build(transform::moduleCallingPrimFunc(f), opts);
+  int64_t n = -1;
+  for (auto& [fname, fn] : r.lowered->functions)
+    if (auto pf = cast<PrimFunc>(fn))
+      walkStmt(pf->body, [&](const Stmt& s) {
+        auto* a = as<Allocate>(s);
+        if (!a || a->buffer->name != name)
+          return;
+        n = 1;
+        for (auto& d : a->buffer->shape)
+          n *= asConstInt(d).value_or(-1);
+      });
+  return n;
+}
+
+} // namespace
+
+TEST(DefaultScheduleEpilogue, MatmulEpilogueRunsUnderTheTile) {
+  auto f = matmulBiasRelu(48, 64, 40);
+  auto a = randomTensor({48, 40}, 1), b = randomTensor({40, 64}, 2), bias = randomTensor({64}, 3);
+  auto want = matmulBiasReluRef(a, b, bias);
+  auto fused = transform::defaultSchedule(f, avx512Policy(1));
+  auto apart = transform::defaultSchedule(f, noFusion(avx512Policy(1)));
+  EXPECT_TRUE(sharesALoop(fused, "C", "R"));
+  EXPECT_FALSE(sharesALoop(apart, "C", "R"));
+  // R's innermost loop runs along its output row, vectorized.
+  Schedule s(fused);
+  auto rl = s.getLoops(s.getBlock("R"));
+  ASSERT_FALSE(rl.empty());
+  EXPECT_EQ(s.loop(rl.back())->forKind, ForKind::Vectorized);
+  EXPECT_TRUE(close(run(fused, {a, b, bias}, {48, 64}), want));
+  EXPECT_TRUE(close(run(apart, {a, b, bias}, {48, 64}), want));
+}
+
+TEST(DefaultScheduleEpilogue, WideConvolutionEpilogueRunsUnderTheTile) {
+  // 4 -> 8 channels over 10 x 10: the wide form (flat rows of 12, tiles
+  // of whole vectors that cut rows).
+  auto f = convBiasRelu(4, 10, 8);
+  auto x = randomTensor({1, 4, 10, 10}, 4), w = randomTensor({8, 4, 3, 3}, 5),
+       bias = randomTensor({8}, 6);
+  auto want = convBiasReluRef(x, w, bias, 4, 10, 8);
+  for (int cores : {1, 2}) {
+    auto fused = transform::defaultSchedule(f, avx512Policy(cores));
+    EXPECT_TRUE(sharesALoop(fused, "conv_wide", "R")) << cores;
+    EXPECT_TRUE(close(run(fused, {x, w, bias}, {1, 8, 10, 10}), want)) << cores;
+  }
+  BuildOptions opts;
+  opts.config.set("tir.num_cores", int64_t(2));
+  auto r = build(transform::moduleCallingPrimFunc(f), opts);
+  EXPECT_TRUE(close(r.executable->runTensors({x, w, bias}).at(0), want));
+}
+
+TEST(DefaultScheduleEpilogue, MatmulTemporaryShrinksToATile) {
+  // Fused, the accumulators of one tile are all a tile's epilogue reads:
+  // StorageRewrite keeps one tile of C instead of all of it.
+  auto f = matmulBiasRelu(64, 64, 32);
+  int64_t apart = allocatedElements(f, "C", false), fused = allocatedElements(f, "C", true);
+  EXPECT_EQ(apart, 64 * 64);
+  EXPECT_GT(fused, 0);
+  EXPECT_LT(fused, apart);
+  auto a = randomTensor({64, 32}, 7), b = randomTensor({32, 64}, 8), bias = randomTensor({64}, 9);
+  BuildOptions opts;
+  opts.config.set("tir.num_cores", int64_t(1));
+  auto r = build(transform::moduleCallingPrimFunc(f), opts);
+  EXPECT_TRUE(close(r.executable->runTensors({a, b, bias}).at(0), matmulBiasReluRef(a, b, bias)));
+}
