@@ -10,9 +10,10 @@
 namespace unity::schedule {
 
 namespace {
-const char* const kKinds[] = {"split",   "split_tail",     "fuse",
-                              "reorder", "parallel",       "vectorize",
-                              "unroll",  "compute_inline", "decompose_reduction"};
+const char* const kKinds[] = {"split", "split_tail", "fuse", "reorder", "parallel", "vectorize",
+                              "unroll", "compute_inline", "decompose_reduction",
+                              // layout transformations
+                              "pack_layout"};
 
 [[noreturn]] void bad(size_t i, const std::string& what) {
   throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);

@@ -24,7 +24,7 @@ struct LoopLocator {
 
 struct Instruction {
   /// split, split_tail, fuse, reorder, parallel, vectorize, unroll, compute_inline,
-  /// decompose_reduction.
+  /// decompose_reduction, pack_layout.
   std::string kind;
   std::vector<std::string> blocks;
   std::vector<LoopLocator> loops;

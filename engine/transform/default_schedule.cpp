@@ -349,6 +349,68 @@ int64_t largestDivisor(int64_t n, const std::vector<int>& options) {
 
 bool isSymbolic(const Ref<For>& f) { return !asConstInt(f->extent).has_value(); }
 
+/// [packReusedInput] The input the tile reads along its columns: a load
+/// X[.., v] of a parameter whose last index is the output's last index v
+/// (and no other index uses v), e.g. B[k, j] of C[i, j]. When every element
+/// of it is reused by at least packMinReuse output rows (the constant
+/// spatial loops the load does not depend on), X is packed into panels of
+/// the tile's width V (schedule::packLayout) and the copy gets the
+/// spatial rule (vectorized rows, parallel panels).
+void packReusedInput(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops, int64_t V,
+                     const SchedulePolicy& p) {
+  auto blk = s.block(rv);
+  auto* st = as<BufferStore>(blk->body);
+  auto* v = as<PrimVar>(st->indices.back());
+  if (!v)
+    return;
+  std::string best;
+  int64_t bestReuse = 0;
+  walkPrimExpr(st->value, [&](const PrimExpr& e) {
+    auto* l = as<BufferLoad>(e);
+    if (!l || l->buffer.get() == st->buffer.get() || l->indices.size() < 2 ||
+        l->indices.back().get() != v || !isParam(s.func(), l->buffer.get()))
+      return;
+    std::vector<const PrimVar*> used;
+    for (size_t i = 0; i < blk->iters.size(); ++i)
+      for (auto& idx : l->indices)
+        if (schedule::detail::usesVar(idx, blk->iters[i].var.get()))
+          used.push_back(blk->iters[i].var.get());
+    for (size_t d = 0; d + 1 < l->indices.size(); ++d)
+      if (schedule::detail::usesVar(l->indices[d], v))
+        return;
+    int64_t reuse = 1;
+    for (auto& o : loops) {
+      if (!o.spatial)
+        continue;
+      bool feedsRead = false;
+      for (size_t i = 0; i < blk->iters.size(); ++i)
+        if (schedule::detail::usesVar(blk->bindings[i], o.f->var.get()))
+          for (auto* u : used)
+            feedsRead = feedsRead || u == blk->iters[i].var.get();
+      int64_t e = constExtent(o.f);
+      if (feedsRead)
+        continue;
+      if (e < 0)
+        return; // a symbolic row count: the reuse is unknown
+      reuse *= e;
+    }
+    if (reuse > bestReuse) {
+      best = l->buffer->name;
+      bestReuse = reuse;
+    }
+  });
+  if (best.empty() || bestReuse < p.packMinReuse)
+    return;
+  // A refusal (or a failing copy schedule) leaves the block unpacked.
+  Schedule attempt = s;
+  try {
+    scheduleSpatial(attempt, attempt.packLayout(rv, best, V), p);
+  } catch (const Error&) {
+    return;
+  }
+  s = attempt;
+}
+
 /// Loops that an earlier symbolic-extent split (splitOffTail) already made
 /// the outer halves of x and u: they take the places of x_o and u_o.
 struct TileHints {
@@ -462,6 +524,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   }
   if (symU && U > 1)
     return splitOffTail(s, rv, loops, u, U, false, hints, p);
+  if (p.packReusedInput && allowTail && !symX && !symU && !hints.xo.var && !hints.uo.var && V < ex)
+    packReusedInput(s, rv, loops, V, p);
   LoopRV xo = hints.xo, xi = loops[x].rv, uo = hints.uo, ui;
   bool splitX = !symX && V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
   if (splitX) {
