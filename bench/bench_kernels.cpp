@@ -21,6 +21,8 @@
 // against it.
 // Usage: bench_kernels [--quick] [--threads 1,2] [--only matmul|conv|examples]
 //                      [--mattr -prefer-256-bit]   (extra LLVM target features)
+//                      [--policy JSON]   (schedule policy knobs for unity's kernels,
+//                                         e.g. '{"pack_reused_input": false}')
 #include <cblas.h>
 #include <omp.h>
 
@@ -63,6 +65,7 @@ std::map<int, double> gPeak;
 bool gUseThreadCpuTime = false;
 std::string gTargetExtra;                 // --mattr: appended to the target string
 std::vector<std::string> gDisabledPasses; // --disable-passes: for before/after comparisons
+std::string gPolicy;                      // --policy: the config "tir.schedule_policy"
 
 /// Best time of fn in seconds: one warm-up, then at least 3 runs and more
 /// until ~budget seconds (at most 200).
@@ -99,6 +102,8 @@ std::shared_ptr<runtime::Executable> buildOurs(const IRModule& m, int threads, b
   if (!schedule)
     opts.disabledPasses.push_back("DefaultSchedule");
   opts.config.set("tir.num_cores", int64_t(threads));
+  if (!gPolicy.empty())
+    opts.config.set("tir.schedule_policy", gPolicy);
   opts.record = false;
   return build(m, opts).executable;
 }
@@ -297,6 +302,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--disable-passes") && i + 1 < argc) {
       for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
         gDisabledPasses.emplace_back(t);
+    } else if (!std::strcmp(argv[i], "--policy") && i + 1 < argc) {
+      gPolicy = argv[++i];
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -306,7 +313,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples] [--mattr F] "
-                   "[--disable-passes a,b]\n",
+                   "[--disable-passes a,b] [--policy JSON]\n",
                    argv[0]);
       return 2;
     }

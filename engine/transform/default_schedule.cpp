@@ -51,6 +51,17 @@
 //      V / lanes vector loads and U broadcasts (conv 128x28x28: 24
 //      vfmadd231ps zmm, 3 vmovups, 8 vbroadcastss, no store). The outer
 //      spatial loops are fused and parallel.
+//      When the tile is narrower than the row (V < x's extent) and the
+//      input read along x is a parameter each element of which is reused
+//      by at least [packMinReuse] 256 output rows (B[k, j] of a matmul with
+//      M >= 256), that input is first copied into panels of V columns
+//      [packReusedInput] (schedule::packLayout: B_packed[n / V][k][V], a
+//      block of its own before the reduction, scheduled by the spatial
+//      rule): each reduce step then reads the next V floats of one
+//      contiguous stream, where unpacked it reads a row a whole row of B
+//      further (4 KiB at n = 1024: every row of the slice in the same L1
+//      sets, and a new page). Matmul 1024^3 went from ~145 to ~225-245
+//      GFLOP/s on one EPYC core (docs/benchmarks.md).
 //      A few constant taps (at most 49 [maxUnrolledTaps]) and no unrolled
 //      rows (no u: a depthwise convolution, whose image read depends on
 //      every spatial loop; a pooling window) take the order
