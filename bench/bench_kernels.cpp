@@ -33,7 +33,8 @@
 // its best schedule beside the peer; --curves writes each row's tuning
 // curve (best GFLOP/s against trials and seconds) as CSV, with the peer's
 // rate of the same run, for bench/plot_curves.
-//                      [--policy '{"knob": value}'] (tir.schedule_policy for every build)
+//                      [--policy JSON]   (schedule policy knobs for unity's kernels,
+//                                         e.g. '{"pack_reused_input": false}')
 #include <cblas.h>
 #include <omp.h>
 

@@ -368,6 +368,16 @@ void Schedule::apply(const Instruction& in) {
   } else if (in.kind == "reverse_compute_inline") {
     needBlocks(1);
     reverseComputeInline(getBlock(in.blocks[0]));
+  } else if (in.kind == "pack_layout") {
+    needBlocks(1);
+    if (in.decision.size() != 2)
+      throw Error("schedule replay: 'pack_layout' expects [parameter index, panel width], got " +
+                  std::to_string(in.decision.size()) + " value(s)");
+    int64_t p = in.decision[0];
+    if (p < 0 || p >= static_cast<int64_t>(func_->params.size()) || !func_->params[p].buffer)
+      throw Error("schedule replay: 'pack_layout': parameter " + std::to_string(p) +
+                  " is not a buffer parameter of the function");
+    packLayout(getBlock(in.blocks[0]), func_->params[p].buffer->name, in.decision[1]);
   } else {
     throw Error("schedule replay: unknown instruction '" + in.kind + "'");
   }

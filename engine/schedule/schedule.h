@@ -179,6 +179,16 @@ public:
   /// and the intermediate buffer goes.
   void reverseComputeInline(const BlockRV& block);
 
+  // ---- layout transformations (layout_primitives.cpp) ----
+  /// Packs `buffer`, a parameter that `block` reads and no block writes
+  /// (constant shape, rank >= 2), into panels of `panelWidth` along its
+  /// last dimension: a new root-allocated buffer "<buffer>_packed" of shape
+  /// [ceil(n / W), d0, .., W], filled by a new block "<buffer>_pack" whose
+  /// nest runs first in the function; the block's loads X[.., j] become
+  /// X_packed[j // W, .., j % W] (padding lanes hold zero). Returns the
+  /// packing block. Trace kind `pack_layout`, decision [parameter index, W].
+  BlockRV packLayout(const BlockRV& block, const std::string& buffer, int64_t panelWidth);
+
   /// Applies a trace to func (every instruction, in order); sampling
   /// instructions take their recorded decisions, and throw unity::Error
   /// naming the instruction when a decision is illegal for the function.

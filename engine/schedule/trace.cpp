@@ -24,6 +24,9 @@ const char* const kTuningKinds[] = {"rfactor", "annotate"};
 // Compute location and caches (compute_primitives.cpp).
 const char* const kComputeKinds[] = {"cache_read", "cache_write", "compute_at",
                                      "reverse_compute_at", "reverse_compute_inline"};
+/// Layout transformations (layout_primitives.cpp), apart from the list above
+/// so that each family of primitives adds its kinds in one place.
+const char* const kLayoutKinds[] = {"pack_layout"};
 
 [[noreturn]] void bad(size_t i, const std::string& what) {
   throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);
@@ -64,6 +67,9 @@ bool isKnownInstruction(const std::string& kind) {
     if (kind == k)
       return true;
   for (auto* k : kComputeKinds)
+    if (kind == k)
+      return true;
+  for (auto* k : kLayoutKinds)
     if (kind == k)
       return true;
   return isSamplingInstruction(kind);

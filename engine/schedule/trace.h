@@ -64,7 +64,7 @@ struct Instruction {
   /// decompose_reduction; rfactor, annotate, sample_perfect_tile,
   /// sample_categorical, sample_compute_location; cache_read, cache_write
   /// (decision: buffer index, scope 0 = "global" / 1 = "local"), compute_at,
-  /// reverse_compute_at, reverse_compute_inline.
+  /// reverse_compute_at, reverse_compute_inline; pack_layout.
   std::string kind;
   std::vector<std::string> blocks;
   std::vector<LoopLocator> loops;

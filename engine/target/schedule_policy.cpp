@@ -62,6 +62,8 @@ const std::vector<Knob>& knobs() {
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
+      knob("pack_reused_input", &SchedulePolicy::packReusedInput),
+      knob("pack_min_reuse", &SchedulePolicy::packMinReuse),
   };
   return k;
 }
@@ -79,8 +81,10 @@ SchedulePolicy SchedulePolicy::forMachine(const MachineModel& m) {
   p.accumulatorRegisters = std::max(1, m.vectorRegisters * 3 / 4);
   if (!p.vectorize)
     p.tileRows = {4, 2, 1};
-  if (m.l1dBytes == 0 && m.l2Bytes == 0)
+  if (m.l1dBytes == 0 && m.l2Bytes == 0) {
     p.reduceSplitAbove = 0;
+    p.packReusedInput = false;
+  }
   return p;
 }
 
@@ -116,7 +120,7 @@ SchedulePolicy SchedulePolicy::withJSON(const std::string& text) const {
   }
   if (p.cores < 1 || p.parallelChunksPerCore < 1 || p.vectorLanes < 1 || p.maxTileVectors < 1 ||
       p.accumulatorRegisters < 1 || p.splitAbove < 0 || p.splitFactor < 1 ||
-      p.reduceSplitAbove < 0 || p.maxUnrolledTaps < 0)
+      p.reduceSplitAbove < 0 || p.maxUnrolledTaps < 0 || p.packMinReuse < 0)
     throw Error("schedule policy: counts must be positive (cores, lanes, registers, factors) "
                 "and thresholds non-negative: " +
                 p.toJSON());

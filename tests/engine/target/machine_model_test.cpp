@@ -226,6 +226,10 @@ TEST(SchedulePolicy, KnobsFollowTheMachine) {
   // Cortex-M4: no cache, no reduction slices; M0 (soft float): a 1 x 1 tile.
   EXPECT_EQ(SchedulePolicy::forMachine(model("cortex-m4")).reduceSplitAbove, 0);
   EXPECT_EQ(SchedulePolicy::forMachine(model("cortex-m0")).accumulatorRegisters, 1);
+  // Packing a matmul's B into panels pays against cache misses: not where
+  // there is no cache.
+  EXPECT_FALSE(SchedulePolicy::forMachine(model("cortex-m4")).packReusedInput);
+  EXPECT_TRUE(m7.packReusedInput);
   // AArch64: 4 lanes, 24 of 32 registers.
   auto a72 = SchedulePolicy::forMachine(model("cortex-a72"));
   EXPECT_EQ(a72.vectorLanes, 4);
@@ -251,6 +255,8 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
         "max_tile_vectors", "tile_rows", "accumulator_registers", "split_above", "split_factor",
         "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
         "keep_padding_producers", "fuse_epilogues"})
+    EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
+  for (std::string key : {"pack_reused_input", "pack_min_reuse"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
 }
 

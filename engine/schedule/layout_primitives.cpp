@@ -1,0 +1,209 @@
+// Layout primitive: packLayout, a blocked copy of an input that one block
+// reads (TVM's cache_read + transform_layout for the "pack B into panels"
+// case of a matmul, in one step).
+//
+// packLayout(B, X, W): X (rank r >= 2, constant shape [d0, .., dn]) is a
+// parameter of the function that no block writes, and B reads it. A new
+// buffer X_packed of shape [ceil(dn / W), d0, .., d(n-1), W] is allocated
+// in the root block and filled by a new block "X_pack", in its own loop
+// nest placed first in the root's body:
+//
+//     X_packed[q, i0, .., i(n-1), l] = X[i0, .., i(n-1), q * W + l]
+//
+// (lanes past dn, when W does not divide dn, are zero: the load's index is
+// clamped and the value selected, so the copy never reads out of bounds).
+// Every load X[e0, .., en] in B becomes X_packed[en // W, e0, .., e(n-1),
+// en % W], and B's read regions follow. Other readers of X keep reading X.
+//
+// Why: a matmul's register tile reads W consecutive columns of B in every
+// reduce step, one row of B after the other. Unpacked, those rows are a
+// whole row of B apart (4 KiB at n = 1024: every row of the slice maps to
+// the same L1 sets and a new page); packed, the W x K panel the tile walks
+// is one contiguous stream (docs/benchmarks.md, "Kernels: matmul against
+// OpenBLAS").
+#include "engine/ir/arith.h"
+#include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_internal.h"
+#include "engine/support/error.h"
+
+namespace unity::schedule {
+
+using namespace ir;
+using namespace detail;
+
+namespace {
+
+/// X[e0, .., en] -> X_packed[en // W, e0, .., e(n-1), en % W].
+std::vector<PrimExpr> packedIndices(const std::vector<PrimExpr>& idx, int64_t w) {
+  const PrimExpr& last = idx.back();
+  PrimExpr width = makeConst(last->dtype, double(w));
+  std::vector<PrimExpr> out{floordiv(last, width)};
+  out.insert(out.end(), idx.begin(), idx.end() - 1);
+  out.push_back(floormod(last, width));
+  return out;
+}
+
+/// The block with its loads of `from` redirected to `to` and its read
+/// regions of `from` mapped to the packed layout.
+struct Redirect : StmtMutator {
+  const Buffer* from;
+  BufferRef to;
+  int64_t w;
+  int loads = 0;
+
+  using StmtMutator::mutate;
+  PrimExpr visitBufferLoad(const BufferLoad* op, const PrimExpr& self) override {
+    PrimExpr base = StmtMutator::visitBufferLoad(op, self);
+    auto* load = as<BufferLoad>(base);
+    if (load->buffer.get() != from)
+      return base;
+    ++loads;
+    return make<BufferLoad>(to, packedIndices(load->indices, w));
+  }
+
+  BufferRegion region(const BufferRegion& r) const {
+    const Range& last = r.region.back();
+    DataType t = last.min->dtype;
+    PrimExpr width = makeConst(t, double(w)), one = makeConst(t, 1);
+    BufferRegion out{to, {}};
+    if (isConstInt(last.extent, 1)) {
+      out.region.push_back(Range{floordiv(last.min, width), one});
+    } else {
+      PrimExpr first = floordiv(last.min, width);
+      PrimExpr end = floordiv(last.min + last.extent - 1, width);
+      out.region.push_back(Range{first, arith::simplify(end - first + 1)});
+    }
+    out.region.insert(out.region.end(), r.region.begin(), r.region.end() - 1);
+    if (isConstInt(last.extent, 1))
+      out.region.push_back(Range{floormod(last.min, width), one});
+    else
+      out.region.push_back(Range{makeConst(t, 0), width});
+    return out;
+  }
+};
+
+} // namespace
+
+BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth) {
+  auto blk = block(rv);
+  const std::string& name = blk->name;
+  auto fail = [&](const std::string& why) {
+    throw Error("schedule: packLayout: block '" + name + "', buffer '" + bufferName + "': " + why);
+  };
+
+  // The buffer: read by the block under this name, exactly one node.
+  BufferRef buf;
+  for (auto& r : blk->reads)
+    if (r.buffer->name == bufferName) {
+      if (buf && !sameNode(buf, r.buffer))
+        fail("two different buffers of this name are read by the block");
+      buf = r.buffer;
+    }
+  if (!buf)
+    fail("the block does not read a buffer of this name");
+  int param = -1;
+  for (size_t i = 0; i < func_->params.size(); ++i)
+    if (sameNode(func_->params[i].buffer, buf))
+      param = static_cast<int>(i);
+  if (param < 0)
+    fail("is not a parameter of the function (only inputs are packed, once, before every "
+         "block)");
+  for (auto* b : blocksUnder(func_->body))
+    for (auto& wr : b->writes)
+      if (wr.buffer.get() == buf.get())
+        fail("is written by block '" + b->name +
+             "'; only a buffer that no block writes can be packed before its readers");
+  if (buf->ndim() < 2)
+    fail("has rank " + std::to_string(buf->ndim()) + "; packing needs rank 2 or more");
+  std::vector<int64_t> dims;
+  for (auto& d : buf->shape) {
+    auto c = asConstInt(d);
+    if (!c)
+      fail("has a symbolic shape; packing needs constant extents");
+    dims.push_back(*c);
+  }
+  int64_t n = dims.back();
+  if (panelWidth < 1)
+    fail("panel width " + std::to_string(panelWidth) + " is not positive");
+  if (panelWidth >= n)
+    fail("panel width " + std::to_string(panelWidth) + " is not smaller than the last extent " +
+         std::to_string(n) + " (the rows already are contiguous panels)");
+  auto* root = as<Block>(func_->body);
+  if (!root || !root->iters.empty() || !root->bindings.empty())
+    fail("the function has no root block to allocate the packed buffer in");
+
+  // The packed buffer and the copy that fills it.
+  int64_t panels = (n + panelWidth - 1) / panelWidth;
+  std::vector<PrimExpr> shape{intImm(panels)};
+  for (size_t d = 0; d + 1 < dims.size(); ++d)
+    shape.push_back(buf->shape[d]);
+  shape.push_back(intImm(panelWidth));
+  BufferRef packed = makeBuffer(buf->name + "_packed", buf->dtype, shape);
+
+  std::string packName = buf->name + "_pack";
+  for (int k = 1; !findBlocks(func_->body, packName).empty(); ++k)
+    packName = buf->name + "_pack_" + std::to_string(k);
+
+  std::vector<Ref<PrimVar>> loopVars, iterVars;
+  std::vector<IterVar> iters;
+  std::vector<PrimExpr> bindings;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::string suffix = d == 0 ? "o" : d + 1 == shape.size() ? "i" : std::to_string(d - 1);
+    loopVars.push_back(primVar(buf->name + "_" + suffix));
+    iterVars.push_back(primVar("v_" + buf->name + "_" + suffix));
+    iters.push_back(IterVar{iterVars.back(), Range{intImm(0), shape[d]}, IterType::Spatial});
+    bindings.push_back(loopVars.back());
+  }
+  PrimExpr col = iterVars.front() * panelWidth + iterVars.back();
+  bool padded = n % panelWidth != 0;
+  if (padded)
+    col = ir::min(col, intImm(n - 1));
+  std::vector<PrimExpr> srcIdx(iterVars.begin() + 1, iterVars.end() - 1);
+  srcIdx.push_back(col);
+  PrimExpr value = make<BufferLoad>(buf, srcIdx);
+  if (padded)
+    value = select(lt(iterVars.front() * panelWidth + iterVars.back(), intImm(n)), value,
+                   makeConst(buf->dtype, 0));
+  std::vector<PrimExpr> dstIdx(iterVars.begin(), iterVars.end());
+  auto point = [](const std::vector<PrimExpr>& idx) {
+    std::vector<Range> r;
+    for (auto& e : idx)
+      r.push_back(Range{e, intImm(1)});
+    return r;
+  };
+  Stmt nest = make<Block>(packName, iters, bindings,
+                          std::vector<BufferRegion>{BufferRegion{buf, point(srcIdx)}},
+                          std::vector<BufferRegion>{BufferRegion{packed, point(dstIdx)}}, Stmt(),
+                          make<BufferStore>(packed, value, dstIdx));
+  for (size_t d = shape.size(); d-- > 0;)
+    nest = make<For>(loopVars[d], intImm(0), shape[d], ForKind::Serial, nest);
+
+  // The reader, redirected.
+  Redirect rd;
+  rd.from = buf.get();
+  rd.to = packed;
+  rd.w = panelWidth;
+  Stmt init = blk->init ? rd.mutate(blk->init) : blk->init;
+  Stmt body = rd.mutate(blk->body);
+  std::vector<BufferRegion> reads;
+  for (auto& r : blk->reads)
+    reads.push_back(r.buffer.get() == buf.get() ? rd.region(r) : r);
+  Stmt updated = make<Block>(blk->name, blk->iters, blk->bindings, reads, blk->writes, init, body,
+                             blk->allocs, blk->predicate, blk->annotations);
+  Stmt rootBody = replaceStmt(root->body, blk.get(), updated);
+
+  std::vector<Stmt> seq{nest};
+  if (auto* s = as<SeqStmt>(rootBody))
+    seq.insert(seq.end(), s->seq.begin(), s->seq.end());
+  else
+    seq.push_back(rootBody);
+  std::vector<BufferRef> allocs = root->allocs;
+  allocs.push_back(packed);
+  setBody(make<Block>(root->name, root->iters, root->bindings, root->reads, root->writes,
+                      root->init, seqStmt(std::move(seq)), allocs, root->predicate,
+                      root->annotations));
+  trace_.append({"pack_layout", {name}, {}, {param, panelWidth}});
+  return BlockRV{packName};
+}
+
+} // namespace unity::schedule

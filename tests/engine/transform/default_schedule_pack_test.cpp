@@ -1,0 +1,138 @@
+// DefaultSchedule's packing of the reused input (policy packReusedInput,
+// packMinReuse): which matmuls get B copied into tile-wide panels, and the
+// values of packed matmuls of several shapes (tile multiples and not)
+// compiled with LLVM and run, against a hand-written reference.
+#include <gtest/gtest.h>
+
+#include "engine/build.h"
+#include "engine/schedule/schedule_internal.h"
+#include "engine/support/error.h"
+#include "engine/transform/call_tir.h"
+#include "engine/transform/default_schedule.h"
+#include "tests/engine/schedule/schedule_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using namespace unity::schedule::testing;
+
+namespace {
+
+const Block* findBlock(const PrimFuncRef& f, const std::string& name) {
+  for (auto* b : allBlocks(f))
+    if (b->name == name)
+      return b;
+  return nullptr;
+}
+
+/// The loops directly around block `name`, outermost first.
+std::vector<const For*> loopsAround(const PrimFuncRef& f, const std::string& name) {
+  std::vector<const For*> out;
+  for (auto* l : allLoops(f)) {
+    auto under = schedule::detail::blocksUnder(l->body);
+    if (under.size() == 1 && under[0]->name == name)
+      out.push_back(l);
+  }
+  return out;
+}
+
+bool readsBuffer(const Block* b, const std::string& buffer) {
+  for (auto& r : b->reads)
+    if (r.buffer->name == buffer)
+      return true;
+  return false;
+}
+
+unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>& inputs, int cores,
+                          const std::string& policyJson) {
+  BuildOptions opts;
+  opts.target = "llvm -num-cores=" + std::to_string(cores);
+  opts.config.set("tir.num_cores", int64_t(cores));
+  if (!policyJson.empty())
+    opts.config.set("tir.schedule_policy", policyJson);
+  opts.record = false;
+  auto r = build(transform::moduleCallingPrimFunc(f), opts);
+  return r.executable->runTensors(inputs).at(0);
+}
+
+} // namespace
+
+TEST(DefaultSchedulePack, LargeMatmulReadsBFromTileWidePanels) {
+  auto g = transform::defaultSchedule(matmulFunc(1024, 1024, 1024), avx512Policy(1));
+  auto* pack = findBlock(g, "B_pack");
+  ASSERT_NE(pack, nullptr);
+  auto* c = findBlock(g, "C");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(readsBuffer(c, "B_packed"));
+  EXPECT_FALSE(readsBuffer(c, "B"));
+  // The panels are as wide as the tile: 4 vectors of 16 lanes.
+  auto* root = as<Block>(g->body);
+  ASSERT_NE(root, nullptr);
+  ASSERT_EQ(root->allocs.size(), 1u);
+  std::vector<int64_t> shape;
+  for (auto& d : root->allocs[0]->shape)
+    shape.push_back(asConstInt(d).value_or(-1));
+  EXPECT_EQ(shape, (std::vector<int64_t>{16, 1024, 64}));
+  auto inner = loopsAround(g, "C");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);
+  EXPECT_EQ(asConstInt(inner.back()->extent), 64);
+  // The copy got the spatial rule: vectorized rows of 64.
+  auto copy = loopsAround(g, "B_pack");
+  ASSERT_FALSE(copy.empty());
+  EXPECT_EQ(copy.back()->forKind, ForKind::Vectorized);
+  EXPECT_EQ(asConstInt(copy.back()->extent), 64);
+}
+
+TEST(DefaultSchedulePack, OnlyWhereThePolicyAndTheReuseSayPack) {
+  auto off = avx512Policy(1);
+  off.packReusedInput = false;
+  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(1024, 1024, 1024), off), "B_pack"),
+            nullptr);
+  // 64 output rows reuse each element of B 64 times: below packMinReuse.
+  auto p = avx512Policy(1);
+  ASSERT_GT(p.packMinReuse, 64);
+  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(64, 1024, 1024), p), "B_pack"),
+            nullptr);
+  p.packMinReuse = 64;
+  EXPECT_NE(findBlock(transform::defaultSchedule(matmulFunc(64, 1024, 1024), p), "B_pack"),
+            nullptr);
+  // A tile as wide as the row: B's rows are already the panels.
+  p.packMinReuse = 1;
+  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(256, 48, 64), p), "B_pack"), nullptr);
+}
+
+TEST(DefaultSchedulePack, PolicyKnobsRoundTripThroughJson) {
+  auto p = avx512Policy(2);
+  p.packReusedInput = false;
+  p.packMinReuse = 17;
+  auto back = target::SchedulePolicy::fromJSON(p.toJSON());
+  EXPECT_EQ(back, p);
+  EXPECT_NE(p.toJSON().find("\"pack_min_reuse\":17"), std::string::npos) << p.toJSON();
+  EXPECT_THROW(target::SchedulePolicy::fromJSON(R"({"pack_min_reuse": -1})"), Error);
+  EXPECT_THROW(target::SchedulePolicy::fromJSON(R"({"pack_reused_input": 3})"), Error);
+}
+
+TEST(DefaultSchedulePack, PackedMatmulsComputeTheProduct) {
+  // Tile multiples and not: N = 80 takes a 16-wide tile (5 panels), M =
+  // 257 has no row tile, K = 129 is not sliced, N = 1000 has no whole-vector
+  // tile (no packing: the row is one tile).
+  for (auto [m, n, k] :
+       {std::tuple{256, 256, 256}, std::tuple{260, 96, 33}, std::tuple{257, 80, 129},
+        std::tuple{12, 128, 10}, std::tuple{9, 1000, 3}}) {
+    auto f = matmulFunc(m, n, k);
+    auto a = randomTensor({m, k}, 21), b = randomTensor({k, n}, 22);
+    auto want = matmulRef(a, b);
+    for (int cores : {1, 2})
+      EXPECT_TRUE(close(buildAndRun(f, {a, b}, cores, R"({"pack_min_reuse": 1})"), want))
+          << m << "x" << n << "x" << k << " on " << cores << " core(s)";
+  }
+}
+
+TEST(DefaultSchedulePack, PackingDoesNotChangeTheResult) {
+  auto f = matmulFunc(256, 192, 160);
+  auto a = randomTensor({256, 160}, 31), b = randomTensor({160, 192}, 32);
+  auto packed = buildAndRun(f, {a, b}, 1, R"({"pack_min_reuse": 1})");
+  auto plain = buildAndRun(f, {a, b}, 1, R"({"pack_reused_input": false})");
+  EXPECT_TRUE(close(packed, plain, 1e-5));
+  EXPECT_TRUE(close(packed, matmulRef(a, b)));
+}
