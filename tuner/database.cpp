@@ -299,6 +299,8 @@ void Database::configureAndMigrate() {
     if (rc == SQLITE_ROW)
       version = sqlite3_column_int(probe, 0);
     sqlite3_finalize(probe);
+    if (rc != SQLITE_ROW && (sqlite3_extended_errcode(db_) & 0xff) == SQLITE_CORRUPT)
+      throw Error(path_ + ": damaged or truncated database file (" + sqlite3_errmsg(db_) + ")");
     if (rc != SQLITE_ROW)
       throw Error(path_ + ": not a tuning database (not a readable SQLite file: " +
                   sqlite3_errmsg(db_) + ")");

@@ -15,12 +15,14 @@ void addBuildCommands(CLI::App& app, CommandList& out);
 void addOnnxCommands(CLI::App& app, CommandList& out);
 void addModuleCommands(CLI::App& app, CommandList& out);
 void addRenderCommands(CLI::App& app, CommandList& out);
+void addDbCommands(CLI::App& app, CommandList& out);
 
 void registerAllCommands(CLI::App& app, CommandList& out) {
   addBuildCommands(app, out);
   addModuleCommands(app, out);
   addRenderCommands(app, out);
   addOnnxCommands(app, out);
+  addDbCommands(app, out);
 }
 
 std::string versionText() {
