@@ -586,11 +586,14 @@ ImportReport importDatabase(Database& db, const std::string& dir) {
       json payload;
       if (auto raw = base64Decode(j[1].get<std::string>()))
         payload = json::parse(*raw, nullptr, /*allow_exceptions=*/false);
-      if (payload.is_object() && payload.value("format", "") == kPayloadFormat) {
+      if (payload.is_object() && payload.contains("format") &&
+          payload["format"] == kPayloadFormat) {
         if (!payload.contains("text") || !payload["text"].is_string())
           throw Error(wName + ":" + std::to_string(n + 1) + ": lowerscope workload without text");
         std::string text = payload["text"].get<std::string>();
-        double flops = payload.value("flops", 0.0);
+        double flops = payload.contains("flops") && payload["flops"].is_number()
+                           ? payload["flops"].get<double>()
+                           : 0.0;
         w.ours = true;
         w.id = db.addWorkload(j[0].get<std::string>(), text, flops);
         try {
@@ -686,6 +689,9 @@ ImportReport importDatabase(Database& db, const std::string& dir) {
         report.droppedAnnotations += t.droppedAnnotations;
       } catch (const Error& e) {
         report.refused.push_back(where + ": " + e.message());
+      } catch (const nlohmann::json::exception& e) {
+        // A value of an unexpected JSON type somewhere inside the record.
+        report.refused.push_back(where + ": " + e.what());
       }
     }
   });
