@@ -164,11 +164,14 @@ json traceToMetaSchedule(const Trace& trace, const ir::PrimFuncRef& func) {
   int counter = 0; // TVM numbers every random variable with one counter
   auto fresh = [&](char prefix) { return prefix + std::to_string(counter++); };
   Schedule cur(func);
+  // A block variable stays valid until its block is inlined away (as in
+  // TVM); loop variables are fetched again for every step, since the steps
+  // before may have replaced the loops.
+  std::map<std::string, std::string> blockRV;
   size_t i = 0;
   for (const Instruction& in : trace.instructions()) {
     // The preamble of this step: its blocks and the loops of the blocks its
     // loop locators name, as they are now.
-    std::map<std::string, std::string> blockRV;
     std::map<std::string, std::vector<std::string>> loopRVs;
     auto block = [&](const std::string& name) -> std::string {
       if (auto it = blockRV.find(name); it != blockRV.end())
@@ -258,6 +261,8 @@ json traceToMetaSchedule(const Trace& trace, const ir::PrimFuncRef& func) {
       badInst(i, in.kind, "has no MetaSchedule counterpart");
     }
     insts.push_back(step);
+    if (in.kind == "compute_inline" || in.kind == "reverse_compute_inline")
+      blockRV.erase(in.blocks[0]);
     // Advance the state by this one step; its errors name the step.
     Trace one;
     one.append(in);

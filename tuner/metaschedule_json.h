@@ -21,8 +21,9 @@
 //
 // Export. Our trace names loops by (block, index) at the time of each step;
 // MetaSchedule names them by variables. Each instruction is therefore written
-// after a preamble that fetches what it uses: GetBlock(name, "main") per
-// block and GetLoops(block) for the blocks whose loops it names, whose output
+// after a preamble that fetches what it uses: GetBlock(name, "main") the
+// first time a block is used (again after it was inlined away) and
+// GetLoops(block) for the blocks whose loops the step names, whose output
 // count must be the block's loop count at that moment, so export replays the
 // trace step by step on the workload's function. Instructions with no
 // MetaSchedule counterpart (split_tail, which TVM does with predicates) refuse
