@@ -425,6 +425,38 @@ TraceImport traceFromMetaSchedule(const json& trace, const ir::PrimFuncRef& func
   TraceImport out;
   Schedule sch(func);
   std::map<std::string, RV> rvs;
+  // Steps applied through our primitives are recorded in sch's trace; steps
+  // applied as one of our trace instructions replace sch by the replayed
+  // state, whose trace starts anew, so the steps are gathered here.
+  size_t taken = 0;
+  auto gather = [&] {
+    for (size_t k = taken; k < sch.trace().size(); ++k)
+      out.trace.append(sch.trace().instructions()[k]);
+    taken = sch.trace().size();
+  };
+  // Applies one of our instructions by kind, for the primitives this file
+  // does not call directly: once replay knows the kind, the step imports.
+  auto applyOurs = [&](size_t i, const std::string& tvmKind, schedule::Instruction inst) {
+    if (!schedule::isKnownInstruction(inst.kind))
+      badInst(i, tvmKind, "has no counterpart in lowerscope's schedule");
+    gather();
+    Trace one;
+    one.append(std::move(inst));
+    sch = Schedule::replay(sch.func(), one);
+    taken = 0;
+    gather();
+  };
+  // Our name of a loop: (first block under it, its index in that block's loops).
+  auto locate = [&](const LoopRV& l) {
+    auto blocks = sch.getBlocksUnder(l);
+    if (blocks.empty())
+      throw Error("a loop without blocks under it");
+    auto loops = sch.getLoops(blocks[0]);
+    for (size_t k = 0; k < loops.size(); ++k)
+      if (ir::sameNode(loops[k].var, l.var))
+        return schedule::LoopLocator{blocks[0].name, static_cast<int>(k)};
+    throw Error("a loop that is not around its own block");
+  };
   for (size_t i = 0; i < insts.size(); ++i) {
     const json& in = insts[i];
     if (!in.is_array() || in.size() != 4 || !in[0].is_string() || !in[1].is_array() ||
@@ -516,8 +548,20 @@ TraceImport traceFromMetaSchedule(const json& trace, const ir::PrimFuncRef& func
         sch.vectorize(loop(0));
       } else if (kind == "Unroll") {
         sch.unroll(loop(0));
-      } else if (kind == "ComputeInline") {
-        sch.computeInline(block(0));
+      } else if (kind == "ComputeInline" || kind == "ReverseComputeInline") {
+        applyOurs(i, kind,
+                  {kind == "ComputeInline" ? "compute_inline" : "reverse_compute_inline",
+                   {block(0).name},
+                   {},
+                   {}});
+      } else if (kind == "ComputeAt" || kind == "ReverseComputeAt") {
+        // attrs (preserve_unit_loops, index) are TVM's defaults in
+        // MetaSchedule's traces; our primitive has no such options.
+        applyOurs(i, kind,
+                  {kind == "ComputeAt" ? "compute_at" : "reverse_compute_at",
+                   {block(0).name},
+                   {locate(loop(1))},
+                   {}});
       } else if (kind == "DecomposeReduction") {
         BlockRV init = sch.decomposeReduction(block(0), loop(1));
         needOutputs(1);
@@ -551,7 +595,7 @@ TraceImport traceFromMetaSchedule(const json& trace, const ir::PrimFuncRef& func
       badInst(i, kind, msg);
     }
   }
-  out.trace = sch.trace();
+  gather();
   return out;
 }
 
