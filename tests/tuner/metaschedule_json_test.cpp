@@ -428,3 +428,37 @@ TEST_F(MetaScheduleJsonTest, TargetsConvertBothWays) {
   EXPECT_NE(errorOf([] { metaschedule::targetFromMetaSchedule(json::parse("[1]")); }).find("kind"),
             std::string::npos);
 }
+
+TEST_F(MetaScheduleJsonTest, OddJsonTypesInsideARecordRefuseOnlyThatRecord) {
+  auto f = matmul(8, 8, 8);
+  {
+    Database db(path("w.db"));
+    db.addWorkload("mm-hash", textOf(f), 1024);
+    metaschedule::exportDatabase(db, path("ms"));
+  }
+  const std::string get = R"([["GetBlock", [], ["C", "main"], ["b0"]],)"
+                          R"(["GetLoops", ["b0"], [], ["l1", "l2", "l3"]])";
+  const std::string target = R"({"kind": "llvm"})";
+  std::string lines;
+  for (const std::string& rec :
+       {"[[" + get + R"(, ["Split", ["l1", 2.5, {"x": 1}], [], ["l4", "l5"]]], []], [1e-6], )" +
+            target + ", null]",
+        "[[" + get + R"(, ["Split", ["l1", "v9", 4], [], ["l4", "l5"]]], []], [1e-6], )" + target +
+            ", null]",
+        "[[" + get + R"(], [[0, [1, 2]], [7, 1]]], [1e-6], )" + target + ", null]",
+        "[[" + get + R"(], []], ["fast"], )" + target + ", null]",
+        "[[" + get + R"(], []], [1e-6], {"kind": 3}, null])",
+        "[[" + get + R"(, ["Parallel", [], [], []]], []], [1e-6], )" + target + ", null]",
+        "[[" + get + R"(, 42], []], [1e-6], )" + target + ", null]"})
+    lines += "[0, " + rec + "]\n";
+  writeFile(dir_ / "ms" / "database_tuning_record.json", lines);
+  Database db(path("dst.db"));
+  auto im = metaschedule::importDatabase(db, path("ms"));
+  EXPECT_EQ(im.records, 0);
+  EXPECT_EQ(im.refused.size(), 7u);
+  for (size_t i = 0; i < im.refused.size(); ++i)
+    EXPECT_NE(im.refused[i].find("database_tuning_record.json:" + std::to_string(i + 1) + ": "),
+              std::string::npos)
+        << im.refused[i];
+  EXPECT_EQ(db.integrityCheck(), "ok");
+}
