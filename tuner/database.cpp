@@ -299,6 +299,8 @@ void Database::configureAndMigrate() {
     if (rc == SQLITE_ROW)
       version = sqlite3_column_int(probe, 0);
     sqlite3_finalize(probe);
+    if (rc != SQLITE_ROW && (sqlite3_extended_errcode(db_) & 0xff) == SQLITE_CORRUPT)
+      throw Error(path_ + ": damaged or truncated database file (" + sqlite3_errmsg(db_) + ")");
     if (rc != SQLITE_ROW)
       throw Error(path_ + ": not a tuning database (not a readable SQLite file: " +
                   sqlite3_errmsg(db_) + ")");
@@ -495,6 +497,26 @@ std::vector<Record> Database::records(int64_t workloadId, int64_t targetId,
   return readRecords(s, path_);
 }
 
+std::optional<Record> Database::record(int64_t recordId) const {
+  std::string sql = std::string("SELECT ") + kRecordColumns + " FROM records r WHERE r.id = ?";
+  Stmt s(db_, path_, sql.c_str());
+  s.bind(1, recordId);
+  if (!s.step())
+    return std::nullopt;
+  return readRecord(s, path_);
+}
+
+std::vector<PairSummary> Database::summary() const {
+  Stmt s(db_, path_,
+         "SELECT workload_id, target_id, SUM(status = 'ok'), SUM(status <> 'ok'),"
+         " MIN(CASE WHEN status = 'ok' THEN mean_s END)"
+         " FROM records GROUP BY workload_id, target_id ORDER BY workload_id, target_id");
+  std::vector<PairSummary> out;
+  while (s.step())
+    out.push_back({s.i64(0), s.i64(1), s.i64(2), s.i64(3), s.optReal(4)});
+  return out;
+}
+
 std::vector<Record> Database::recordsOfRun(int64_t runId) const {
   std::string sql =
       std::string("SELECT ") + kRecordColumns + " FROM records r WHERE r.run_id = ? ORDER BY r.id";
@@ -536,6 +558,17 @@ int64_t Database::prune(int64_t workloadId, int64_t targetId, int keepK) {
       .bind(3, keepK < 0 ? 0 : keepK)
       .run();
   return sqlite3_changes64(db_);
+}
+
+void Database::transaction(const std::function<void()>& body) {
+  exec(db_, path_, "BEGIN IMMEDIATE");
+  try {
+    body();
+    exec(db_, path_, "COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 std::string Database::integrityCheck() const {

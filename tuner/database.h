@@ -49,6 +49,7 @@
 // SQLite file with other tables but none of ours are refused with a
 // unity::Error naming the file.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,6 +119,15 @@ struct Record {
   std::string createdAt;
 };
 
+/// Counts and the best mean of one (workload, target) pair (Database::summary).
+struct PairSummary {
+  int64_t workloadId = 0;
+  int64_t targetId = 0;
+  int64_t okRecords = 0;
+  int64_t failedRecords = 0;
+  std::optional<double> bestMeanS; // lowest mean_s of the ok records
+};
+
 class Database {
 public:
   /// Opens or creates the file. Throws unity::Error (message names the file)
@@ -161,6 +171,10 @@ public:
   /// Records of (workload, target), optionally of one status, oldest first.
   std::vector<Record> records(int64_t workloadId, int64_t targetId,
                               std::optional<RecordStatus> status = std::nullopt) const;
+  /// One record by id; nullopt when there is none.
+  std::optional<Record> record(int64_t recordId) const;
+  /// Every (workload, target) pair that has records, by workload then target id.
+  std::vector<PairSummary> summary() const;
   /// Records of a run, oldest first.
   std::vector<Record> recordsOfRun(int64_t runId) const;
   /// Up to k Ok records of (workload, target), lowest mean_s first (ties:
@@ -174,6 +188,11 @@ public:
   /// keepK; failed records are kept (they tell the search which candidates
   /// not to try again and why). Returns the number deleted.
   int64_t prune(int64_t workloadId, int64_t targetId, int keepK);
+
+  /// Runs body inside one immediate transaction: committed when it returns,
+  /// rolled back (and the exception rethrown) when it throws. For bulk
+  /// writes (import) that must land whole or not at all; not reentrant.
+  void transaction(const std::function<void()>& body);
 
   /// "ok", or the messages of PRAGMA integrity_check joined by newlines.
   std::string integrityCheck() const;

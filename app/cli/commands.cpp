@@ -17,6 +17,7 @@ void addOnnxCommands(CLI::App& app, CommandList& out);
 void addModuleCommands(CLI::App& app, CommandList& out);
 void addRenderCommands(CLI::App& app, CommandList& out);
 void addTuneCommands(CLI::App& app, CommandList& out);
+void addDbCommands(CLI::App& app, CommandList& out);
 
 void registerAllCommands(CLI::App& app, CommandList& out) {
   // The tuner's pass joins the registry before any command lists or runs passes.
@@ -26,6 +27,7 @@ void registerAllCommands(CLI::App& app, CommandList& out) {
   addRenderCommands(app, out);
   addOnnxCommands(app, out);
   addTuneCommands(app, out);
+  addDbCommands(app, out);
 }
 
 std::string versionText() {

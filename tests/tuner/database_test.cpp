@@ -350,3 +350,73 @@ TEST_F(DatabaseTest, KillNineKeepsEveryCommittedRecordAndIntegrity) {
     EXPECT_EQ(recs[i].trial, static_cast<int64_t>(i));
   EXPECT_EQ(db.run(run)->status, RunStatus::Running) << "a killed run stays resumable";
 }
+
+TEST_F(DatabaseTest, RecordByIdAndSummaryPerWorkloadAndTarget) {
+  Database db(file());
+  int64_t w1 = db.addWorkload("a", "A", 100), w2 = db.addWorkload("b", "B", 200);
+  int64_t t1 = db.addTarget("llvm"), t2 = db.addTarget("c");
+  int64_t slow = db.addRecord(okRecord(w1, t1, 0.3));
+  db.addRecord(okRecord(w1, t1, 0.2));
+  db.addRecord(failedRecord(w1, t1, RecordStatus::Timeout, 0.01));
+  db.addRecord(failedRecord(w2, t2, RecordStatus::Crash, 0.01));
+
+  auto r = db.record(slow);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->workloadId, w1);
+  EXPECT_DOUBLE_EQ(*r->meanS, 0.3);
+  EXPECT_FALSE(db.record(999));
+
+  auto s = db.summary();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].workloadId, w1);
+  EXPECT_EQ(s[0].targetId, t1);
+  EXPECT_EQ(s[0].okRecords, 2);
+  EXPECT_EQ(s[0].failedRecords, 1);
+  ASSERT_TRUE(s[0].bestMeanS);
+  EXPECT_DOUBLE_EQ(*s[0].bestMeanS, 0.2) << "the failed record's faster mean does not count";
+  EXPECT_EQ(s[1].workloadId, w2);
+  EXPECT_EQ(s[1].okRecords, 0);
+  EXPECT_EQ(s[1].failedRecords, 1);
+  EXPECT_FALSE(s[1].bestMeanS);
+}
+
+TEST_F(DatabaseTest, TransactionLandsWholeOrNotAtAll) {
+  Database db(file());
+  int64_t t = db.addTarget("llvm");
+  db.transaction([&] {
+    int64_t w = db.addWorkload("kept", "K", 1);
+    db.addRecord(okRecord(w, t, 0.1));
+  });
+  EXPECT_THROW(db.transaction([&] {
+    int64_t w = db.addWorkload("dropped", "D", 1);
+    db.addRecord(okRecord(w, t, 0.1));
+    throw unity::Error("stop");
+  }),
+               unity::Error);
+  EXPECT_TRUE(db.workloadByHash("kept"));
+  EXPECT_FALSE(db.workloadByHash("dropped"));
+  EXPECT_EQ(db.summary().size(), 1u);
+  // The connection is usable afterwards (no transaction left open).
+  db.addWorkload("after", "X", 1);
+  Database other(file());
+  EXPECT_TRUE(other.workloadByHash("after"));
+}
+
+TEST_F(DatabaseTest, TruncatedFileIsReportedAsDamaged) {
+  {
+    Database db(file());
+    int64_t w = db.addWorkload("a", "A", 1), t = db.addTarget("llvm");
+    for (int i = 0; i < 50; ++i)
+      db.addRecord(okRecord(w, t, 0.1 * (i + 1), i));
+  }
+  fs::resize_file(file(), fs::file_size(file()) / 2);
+  std::string err;
+  try {
+    Database db(file());
+    db.records(1, 1);
+  } catch (const unity::Error& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find(file()), std::string::npos) << err;
+  EXPECT_NE(err.find("malformed"), std::string::npos) << err;
+}
