@@ -41,6 +41,12 @@ json patch(const std::string& dim, const json& v) {
     return {{"max_unrolled_taps", v}};
   if (dim == "keep_padding")
     return {{"keep_padding_producers", v}};
+  if (dim == "fuse_epilogues")
+    return {{"fuse_epilogues", v}};
+  if (dim == "pack")
+    return {{"pack_reused_input", v}};
+  if (dim == "pack_min_reuse")
+    return {{"pack_min_reuse", v}};
   throw Error("design space: unknown dimension '" + dim + "'");
 }
 
@@ -62,6 +68,11 @@ DesignSpace::DesignSpace(target::SchedulePolicy base) : base_(std::move(base)) {
   dims_.push_back(dim("split_factor", {16, 32, 64, 128, 256}));
   dims_.push_back(dim("unrolled_taps", taps));
   dims_.push_back(dim("keep_padding", {true, false}));
+  // Compute location: the epilogue under the reduction's tile, or after it.
+  dims_.push_back(dim("fuse_epilogues", {true, false}));
+  // Layout: the reused input packed into tile-wide panels, and from which reuse on.
+  dims_.push_back(dim("pack", {true, false}));
+  dims_.push_back(dim("pack_min_reuse", {16, 64, 256, 1024}));
 }
 
 Point DesignSpace::basePoint() const { return Point(dims_.size(), 0); }

@@ -4,7 +4,9 @@
 // the space's generators -- inline injective producers, the register tile of
 // reductions (rows x vectors), the reduction slice kept in cache, the
 // parallel chunks, the split of long spatial loops, the unrolled convolution
-// taps, padding kept or inlined -- and every knob the machine model gives a
+// taps, padding kept or inlined, the epilogue computed under the tile or
+// after it, the reused input packed into panels -- and every knob the
+// machine model gives a
 // value is a dimension whose domain is a short list of values around it.
 // A point picks one value per dimension; applying it runs the rules under
 // the resulting policy and yields a schedule with its trace, which is what
@@ -18,7 +20,8 @@
 //
 // Mutators change one dimension of a point: a tile size (rows, vectors,
 // accumulator budget, reduction slice), the unrolled taps, the parallel
-// extent (chunks per core), the spatial split.
+// extent (chunks per core), the spatial split, the compute location of
+// epilogues, the packing of the reused input.
 #include <cstdint>
 #include <optional>
 #include <random>
