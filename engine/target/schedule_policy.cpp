@@ -62,6 +62,7 @@ const std::vector<Knob>& knobs() {
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
+      knob("flat_epilogue_min_reduction", &SchedulePolicy::flatEpilogueMinReduction),
   };
   return k;
 }

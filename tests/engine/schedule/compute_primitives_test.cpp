@@ -182,8 +182,11 @@ TEST(ComputePrimitives, ReverseComputeAtOverAFlattenedIndex) {
   s.reorder({p[0], l[1], p[1]});
   s.reverseComputeAt(s.getBlock("O"), p[0]);
   auto ol = s.getLoops(s.getBlock("O"));
-  // 8 positions touch at most 3 rows of 6; every column, predicated.
-  EXPECT_EQ(extents(s, ol), (std::vector<int64_t>{3, 3, 5}));
+  // O walks the tile's 8 flat positions (row p / 6, column p % 6),
+  // predicated to the 5 valid columns.
+  ASSERT_EQ(ol.size(), 2u);
+  EXPECT_EQ(ol[0].var.get(), p[0].var.get());
+  EXPECT_EQ(extents(s, ol), (std::vector<int64_t>{3, 8}));
   EXPECT_TRUE(s.block(s.getBlock("O"))->predicate.defined());
   EXPECT_TRUE(close(run(s.func(), {a}, {4, 5}), want));
   expectReplays(f, s);

@@ -250,7 +250,7 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
        {"parallelize", "cores", "parallel_chunks_per_core", "vectorize", "vector_lanes",
         "max_tile_vectors", "tile_rows", "accumulator_registers", "split_above", "split_factor",
         "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
-        "keep_padding_producers", "fuse_epilogues"})
+        "keep_padding_producers", "fuse_epilogues", "flat_epilogue_min_reduction"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
 }
 
