@@ -372,3 +372,17 @@ TEST(ComputePrimitives, TraceOfAllFiveRoundTrips) {
   EXPECT_TRUE(has(text, "reverse_compute_at(D, B_global[1])")) << text;
   expectReplays(e.f, s);
 }
+
+TEST(ComputePrimitives, MalformedInstructionsAreReplayErrors) {
+  Epilogue e(4, 4, 4);
+  auto err = [&](const std::string& json) {
+    return errorOf([&] { Schedule::replay(e.f, Trace::fromJsonString(json)); });
+  };
+  std::string m = err(R"({"instructions": [{"kind": "cache_read", "blocks": ["C"],
+                                            "decision": [0]}]})");
+  EXPECT_TRUE(has(m, "instruction 0 (cache_read)") && has(m, "scope 0 or 1")) << m;
+  m = err(R"({"instructions": [{"kind": "reverse_compute_at", "blocks": ["D"]}]})");
+  EXPECT_TRUE(has(m, "expects 1 loop(s), got 0")) << m;
+  m = err(R"({"instructions": [{"kind": "reverse_compute_inline", "blocks": ["nope"]}]})");
+  EXPECT_TRUE(has(m, "no block named 'nope'")) << m;
+}

@@ -152,6 +152,20 @@ TEST(DefaultScheduleEpilogue, MatmulEpilogueRunsUnderTheTile) {
   EXPECT_TRUE(close(run(apart, {a, b, bias}, {48, 64}), want));
 }
 
+TEST(DefaultScheduleEpilogue, ShortMatmulUnderAFusedParallelLoopIsFusedToo) {
+  // 4 cores: the tile loops are fused into one parallel loop, so the
+  // epilogue's bindings divide the fused index; that is not a flattened
+  // walk, and 24 products per output do not keep it apart.
+  auto f = matmulBiasRelu(96, 64, 24);
+  auto a = randomTensor({96, 24}, 11), b = randomTensor({24, 64}, 12),
+       bias = randomTensor({64}, 13);
+  auto fused = transform::defaultSchedule(f, avx512Policy(4));
+  EXPECT_TRUE(sharesALoop(fused, "C", "R"));
+  Schedule s(fused);
+  EXPECT_EQ(s.loop(s.getLoops(s.getBlock("R"))[0])->forKind, ForKind::Parallel);
+  EXPECT_TRUE(close(run(fused, {a, b, bias}, {96, 64}), matmulBiasReluRef(a, b, bias)));
+}
+
 TEST(DefaultScheduleEpilogue, WideConvolutionEpilogueRunsUnderTheTile) {
   // 4 -> 8 channels over 16 x 16: the wide form (flat rows of 18, 288
   // positions in tiles of 48 that cut rows).
