@@ -25,12 +25,12 @@
 // moves to the end of L's body, over the elements whose reads of T (its one
 // input written under L) fall in the region written in one iteration of L.
 // A read index `v + c` inverts exactly; a flattened one `a * v + w + c`
-// (w's domain no wider than a: the wide convolution's `y * Wq + x`) covers
-// the rows the written range touches, with a predicate keeping exactly the
-// elements in it. reverseComputeInline(C) folds C's expression into the
-// store of its producer. cacheRead/cacheWrite add a copy block and a new
-// buffer (an Allocate around the two nests, so StorageRewrite can shrink it
-// after a later computeAt).
+// (w's domain no wider than a: the wide convolution's `y * Wq + x`) walks
+// the written range's positions p with one loop, v = (p - c) / a and
+// w = (p - c) % a, predicated to w's domain: its reads are exactly the
+// written range, so StorageRewrite can shrink the buffer to it. reverseComputeInline(C) folds C's
+// expression into the store of its producer. cacheRead/cacheWrite add a copy block and a new buffer
+// (an Allocate around the two nests, so StorageRewrite can shrink it after a later computeAt).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -266,6 +266,12 @@ arith::Analyzer loopContext(const std::vector<Stmt>& ancestors, const For* also 
 /// positions from `start` (a loop gets built for each), or the whole domain.
 struct IterPlan {
   PrimExpr start, extent;
+  /// A flattened pair: the iterator is floordiv(start + t, divisor) (outer,
+  /// `partner` = the inner one) or floormod(start + t, divisor) of its
+  /// partner's loop t (inner: no loop of its own).
+  int64_t divisor = 0;
+  int partner = -1;
+  bool inner = false;
 };
 
 /// Builds the nest for block `blk` with its iterators bound as planned, the
@@ -274,16 +280,30 @@ struct IterPlan {
 /// iterators ("v_i0" -> "i0").
 Stmt buildNest(const Block* blk, const std::vector<IterPlan>& plan, std::vector<PrimExpr> conds,
                arith::Analyzer& ctx) {
-  std::vector<Ref<PrimVar>> vars;
-  std::vector<PrimExpr> bindings;
+  std::vector<Ref<PrimVar>> vars(blk->iters.size());
+  std::vector<PrimExpr> bindings(blk->iters.size());
+  auto strip = [](const std::string& n) { return n.rfind("v_", 0) == 0 ? n.substr(2) : n; };
+  for (size_t k = 0; k < blk->iters.size(); ++k) {
+    if (plan[k].inner)
+      continue;
+    auto& it = blk->iters[k];
+    std::string name = strip(it.var->name);
+    if (plan[k].divisor)
+      name += "_" + strip(blk->iters[plan[k].partner].var->name);
+    auto v = primVar(name, it.var->dtype);
+    vars[k] = v;
+    ctx.bind(v, Range{makeConst(v->dtype, 0), plan[k].extent});
+    if (!plan[k].divisor) {
+      bindings[k] = arith::simplify(plan[k].start + PrimExpr(v));
+      continue;
+    }
+    PrimExpr flat = plan[k].start + PrimExpr(v), a = makeConst(v->dtype, double(plan[k].divisor));
+    bindings[k] = arith::simplify(floordiv(flat, a));
+    bindings[plan[k].partner] = arith::simplify(floormod(flat, a));
+  }
   for (size_t k = 0; k < blk->iters.size(); ++k) {
     auto& it = blk->iters[k];
-    std::string name = it.var->name.rfind("v_", 0) == 0 ? it.var->name.substr(2) : it.var->name;
-    auto v = primVar(name, it.var->dtype);
-    vars.push_back(v);
-    PrimExpr b = arith::simplify(plan[k].start + PrimExpr(v));
-    bindings.push_back(b);
-    ctx.bind(v, Range{makeConst(v->dtype, 0), plan[k].extent});
+    const PrimExpr& b = bindings[k];
     PrimExpr lo = it.dom.min, hi = arith::simplify(it.dom.min + it.dom.extent);
     if (!ctx.canProve(ge(b, lo)))
       conds.push_back(ge(b, lo));
@@ -296,7 +316,8 @@ Stmt buildNest(const Block* blk, const std::vector<IterPlan>& plan, std::vector<
   Stmt s = make<Block>(blk->name, blk->iters, bindings, blk->reads, blk->writes, blk->init,
                        blk->body, blk->allocs, pred, blk->annotations);
   for (size_t k = vars.size(); k-- > 0;)
-    s = make<For>(vars[k], makeConst(vars[k]->dtype, 0), plan[k].extent, ForKind::Serial, s);
+    if (vars[k])
+      s = make<For>(vars[k], makeConst(vars[k]->dtype, 0), plan[k].extent, ForKind::Serial, s);
   return s;
 }
 
@@ -694,8 +715,8 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
       busy(t[0].first);
       plan[t[0].first] = IterPlan{arith::simplify(lo - aff->constant), ext};
     } else if (t.size() == 2 && (t[0].second == 1 || t[1].second == 1)) {
-      // a * v + w + c with w in [0, W), W <= a: the rows v that the range
-      // [lo, hi) touches, every w, and a predicate keeping [lo, hi).
+      // a * v + w + c with w in [0, W), W <= a (flat positions of rows of
+      // a, W of them used).
       auto [w, one] = t[0].second == 1 ? t[0] : t[1];
       auto [v, a] = t[0].second == 1 ? t[1] : t[0];
       (void)one;
@@ -706,15 +727,16 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
              "' is not in [0, " + std::to_string(a) + ")");
       busy(v);
       busy(w);
-      PrimExpr A = makeConst(lo->dtype, double(a));
-      PrimExpr start = arith::simplify(lo - aff->constant);
-      int64_t e = *asConstInt(ext);
-      bool aligned = ctx.canProve(eq(floormod(start, A), makeConst(lo->dtype, 0)));
-      int64_t rows = aligned ? (e + a - 1) / a : (e - 1) / a + 2;
-      plan[v] = IterPlan{arith::simplify(floordiv(start, A)), makeConst(lo->dtype, double(rows))};
-      plan[w] = IterPlan{blk->iters[w].dom.min, blk->iters[w].dom.extent};
-      conds.push_back(ge((*idx)[d], lo));
-      conds.push_back(lt((*idx)[d], hi));
+      // The range's positions one by one: v = (p - c) / a, w = (p - c) % a
+      // for p in [lo, hi), w kept below its extent. Its reads are exactly
+      // the written range (so StorageRewrite can shrink the buffer to it).
+      IterPlan outer{arith::simplify(lo - aff->constant), ext};
+      outer.divisor = a;
+      outer.partner = static_cast<int>(w);
+      plan[v] = outer;
+      IterPlan in{makeConst(lo->dtype, 0), makeConst(lo->dtype, 1)};
+      in.inner = true;
+      plan[w] = in;
     } else {
       fail("it reads '" + buf->name + "' in dimension " + std::to_string(d) +
            " at an index that is neither `v + c` nor `a * v + w + c` in its iterators");

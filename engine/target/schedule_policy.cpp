@@ -64,6 +64,7 @@ const std::vector<Knob>& knobs() {
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
       knob("pack_reused_input", &SchedulePolicy::packReusedInput),
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),
+      knob("flat_epilogue_min_reduction", &SchedulePolicy::flatEpilogueMinReduction),
   };
   return k;
 }

@@ -74,6 +74,12 @@ struct SchedulePolicy {
   /// reduction, so it reads the accumulators while they are in L1 instead
   /// of a full-size temporary in a separate pass (reverseComputeAt).
   bool fuseEpilogues = true;
+  /// ... except a consumer that must walk a flattened tile position by
+  /// position (the wide convolution's crop: a division and a scattered
+  /// store per output) after a reduction of fewer multiply-adds per output
+  /// than this: there the walk costs more than the separate pass it saves
+  /// (the 3-channel 3x3 stem: 27).
+  int flatEpilogueMinReduction = 256;
 
   // --- packing the reused input of a reduction (schedule::packLayout)
   /// Copy the input that the register tile reads along its columns (B of

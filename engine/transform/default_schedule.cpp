@@ -91,10 +91,14 @@
 //    of a full-size temporary in a separate pass over memory, and runs in
 //    the reduction's parallel loop. Its innermost loop is vectorized when
 //    it runs along the stored buffer's last index. The wide convolution's
-//    crop reads the tile's flat positions through y * Wq + x: it covers
-//    the rows the tile touches, predicated to the tile's positions. When
-//    the consumer cannot move (a reduction that is not tiled, a tail copy
-//    writing the same buffer), it gets rule 2 in its own nest.
+//    crop, which reads the tile's flat positions p = y * Wq + x, walks
+//    those positions (y = p / Wq, x = p % Wq, x < OW), so it reads exactly
+//    the tile and StorageRewrite shrinks the full-size temporary to one
+//    U x V tile; a tile narrower than a row (V < Wq) or a reduction
+//    shorter than [flatEpilogueMinReduction] (256) multiply-adds per
+//    output is left alone (measured slower, see fuseEpilogue). When the consumer cannot move (a
+//    reduction that is not tiled, a tail copy writing the same buffer), it
+//    gets rule 2 in its own nest.
 //    Anything a rule cannot handle (loops shared by several blocks, a
 //    primitive refusing) leaves that block as it was: the schedule is tried
 //    on a copy and only kept when every step succeeded.
@@ -678,9 +682,39 @@ bool fuseEpilogue(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
       continue;
     }
     auto own = ownLoops(attempt, rv);
-    if (p.vectorize && !own.empty() &&
-        contiguousLoop(attempt.block(rv).get(), own) == static_cast<int>(own.size()) - 1 &&
-        constExtent(own.back().f) != 1)
+    auto moved = attempt.block(rv);
+    if (own.empty())
+      return false;
+    // The wide convolution's crop walks the tile's flat positions
+    // (y, x) = (p / Wq, p % Wq): a division and a scattered store per
+    // output. It keeps its own nest after a short reduction
+    // [flatEpilogueMinReduction] (the walk costs more than the pass it
+    // saves: examples/cnn.uir 1.5x slower) and when the tile is narrower
+    // than one image row, which writes each output row in pieces from
+    // tiles far apart in time (ResNet 64 x 56 x 56: 0.90x).
+    int64_t e = constExtent(own.back().f);
+    bool narrow = false, flat = false;
+    const PrimVar* walk = own.back().f->var.get();
+    for (auto& b : moved->bindings)
+      walkPrimExpr(b, [&](const PrimExpr& x) {
+        auto* m = as<BinaryExpr>(x);
+        auto k = m && m->op() == NodeKind::FloorMod && schedule::detail::usesVar(m->a, walk)
+                     ? asConstInt(m->b)
+                     : std::nullopt;
+        narrow = narrow || (k && e < *k);
+        flat = flat || k;
+      });
+    int64_t macs = 1;
+    for (size_t k = 0; k < prod->iters.size(); ++k)
+      if (prod->iters[k].type == IterType::Reduce)
+        macs *= asConstInt(prod->iters[k].dom.extent).value_or(1 << 20);
+    if (narrow || (flat && macs < p.flatEpilogueMinReduction))
+      return false;
+    // The innermost loop: along the stored buffer's last index, or over
+    // the flat positions (contiguous reads of the tile; the stores follow
+    // the rows).
+    if (p.vectorize && e != 1 &&
+        (moved->predicate || contiguousLoop(moved.get(), own) == static_cast<int>(own.size()) - 1))
       attempt.vectorize(own.back().rv);
     s = attempt;
     return true;

@@ -5,9 +5,11 @@
 // refusals (which change nothing), replay and the JSON round trip.
 #include <gtest/gtest.h>
 
+#include "engine/build.h"
 #include "engine/ir/structural.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
+#include "engine/transform/call_tir.h"
 #include "tests/engine/schedule/schedule_test_util.h"
 
 using namespace unity;
@@ -85,6 +87,16 @@ template <class F> std::string refusal(Schedule& s, F&& fn) {
   EXPECT_TRUE(sameNode(s.func(), before)) << err;
   EXPECT_EQ(s.trace().size(), steps) << err;
   return err;
+}
+
+/// The scheduled function compiled (no DefaultSchedule) and run.
+unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>& inputs) {
+  BuildOptions opts;
+  opts.passes = {"Normalize",      "LowerBlocks",    "Simplify",        "PartitionLoops",
+                 "StorageRewrite", "FlattenBuffers", "LowerIntrinsics", "VectorizeLoops",
+                 "MakePackedAPI",  "LowerToExecutor"};
+  opts.config.set("tir.num_cores", int64_t(1));
+  return build(transform::moduleCallingPrimFunc(f), opts).executable->runTensors(inputs).at(0);
 }
 
 bool has(const std::string& s, const std::string& part) {
@@ -182,10 +194,14 @@ TEST(ComputePrimitives, ReverseComputeAtOverAFlattenedIndex) {
   s.reorder({p[0], l[1], p[1]});
   s.reverseComputeAt(s.getBlock("O"), p[0]);
   auto ol = s.getLoops(s.getBlock("O"));
-  // 8 positions touch at most 3 rows of 6; every column, predicated.
-  EXPECT_EQ(extents(s, ol), (std::vector<int64_t>{3, 3, 5}));
+  // O walks the tile's 8 flat positions (row p / 6, column p % 6),
+  // predicated to the 5 valid columns.
+  ASSERT_EQ(ol.size(), 2u);
+  EXPECT_EQ(ol[0].var.get(), p[0].var.get());
+  EXPECT_EQ(extents(s, ol), (std::vector<int64_t>{3, 8}));
   EXPECT_TRUE(s.block(s.getBlock("O"))->predicate.defined());
   EXPECT_TRUE(close(run(s.func(), {a}, {4, 5}), want));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {a}), want));
   expectReplays(f, s);
 }
 
@@ -250,6 +266,7 @@ TEST(ComputePrimitives, CacheReadThenComputeAtMakesATileCopy) {
   s.computeAt(copy, i[0]);
   EXPECT_EQ(extents(s, s.getLoops(copy)), (std::vector<int64_t>{4, 2, 5}));
   EXPECT_TRUE(close(run(s.func(), {a, b}, {8, 6}), want));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {a, b}), want));
   EXPECT_EQ(s.trace().instructions()[0].kind, "cache_read");
   expectReplays(f, s);
 }
@@ -270,6 +287,7 @@ TEST(ComputePrimitives, CacheWriteThenReverseComputeAtWritesBackPerTile) {
   s.reverseComputeAt(copy, t[1]);
   EXPECT_EQ(extents(s, s.getLoops(copy)), (std::vector<int64_t>{2, 2, 4, 8}));
   EXPECT_TRUE(close(run(s.func(), {a, b}, {8, 16}), want));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {a, b}), want));
   expectReplays(f, s);
 }
 
@@ -320,6 +338,7 @@ TEST(ComputePrimitives, ReverseComputeInlineFoldsTheConsumerIntoTheProducer) {
     }
   });
   EXPECT_TRUE(close(run(s.func(), {a, b, bias}, {3, 8}), want));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {a, b, bias}), want));
   EXPECT_EQ(s.trace().instructions().back().kind, "reverse_compute_inline");
   expectReplays(f, s);
 }
@@ -363,9 +382,24 @@ TEST(ComputePrimitives, TraceOfAllFiveRoundTrips) {
   s.computeAt(rd, t[1]);
   s.reverseComputeAt(s.getBlock("D"), t[1]);
   EXPECT_TRUE(e.check(s.func()));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {e.a, e.b, e.bias}), e.want));
   std::string text = s.trace().str();
   EXPECT_TRUE(has(text, "cache_read(C, [1, 0])")) << text;
   EXPECT_TRUE(has(text, "compute_at(B_global, C[1])")) << text;
   EXPECT_TRUE(has(text, "reverse_compute_at(D, B_global[1])")) << text;
   expectReplays(e.f, s);
+}
+
+TEST(ComputePrimitives, MalformedInstructionsAreReplayErrors) {
+  Epilogue e(4, 4, 4);
+  auto err = [&](const std::string& json) {
+    return errorOf([&] { Schedule::replay(e.f, Trace::fromJsonString(json)); });
+  };
+  std::string m = err(R"({"instructions": [{"kind": "cache_read", "blocks": ["C"],
+                                            "decision": [0]}]})");
+  EXPECT_TRUE(has(m, "instruction 0 (cache_read)") && has(m, "scope 0 or 1")) << m;
+  m = err(R"({"instructions": [{"kind": "reverse_compute_at", "blocks": ["D"]}]})");
+  EXPECT_TRUE(has(m, "expects 1 loop(s), got 0")) << m;
+  m = err(R"({"instructions": [{"kind": "reverse_compute_inline", "blocks": ["nope"]}]})");
+  EXPECT_TRUE(has(m, "no block named 'nope'")) << m;
 }

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/ir/functor.h"
+#include "engine/support/error.h"
 #include "engine/support/tensor.h"
 #include "engine/te/interpreter.h"
 #include "engine/te/te.h"

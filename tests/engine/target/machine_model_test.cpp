@@ -254,7 +254,7 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
        {"parallelize", "cores", "parallel_chunks_per_core", "vectorize", "vector_lanes",
         "max_tile_vectors", "tile_rows", "accumulator_registers", "split_above", "split_factor",
         "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
-        "keep_padding_producers", "fuse_epilogues"})
+        "keep_padding_producers", "fuse_epilogues", "flat_epilogue_min_reduction"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
   for (std::string key : {"pack_reused_input", "pack_min_reuse"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;

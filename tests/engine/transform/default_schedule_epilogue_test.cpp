@@ -100,13 +100,24 @@ target::SchedulePolicy noFusion(target::SchedulePolicy p) {
   return p;
 }
 
+/// Fusion of flattened walks after any reduction (the small test
+/// convolutions sum fewer products than flatEpilogueMinReduction).
+target::SchedulePolicy flatAlways(target::SchedulePolicy p) {
+  p.flatEpilogueMinReduction = 0;
+  return p;
+}
+const char* const kFlatAlways = R"({"flat_epilogue_min_reduction": 0})";
+const char* const kNoFusion = R"({"fuse_epilogues": false})";
+
 /// The elements of the Allocate of a buffer named `name` in the lowered
-/// kernel of a one-call build (-1 when there is none).
-int64_t allocatedElements(const PrimFuncRef& f, const std::string& name, bool fuse) {
+/// kernel of a one-call build with these policy knobs (-1 when there is
+/// none).
+int64_t allocatedElements(const PrimFuncRef& f, const std::string& name,
+                          const std::string& policy) {
   BuildOptions opts;
   opts.config.set("tir.num_cores", int64_t(1));
-  if (!fuse)
-    opts.config.set("tir.schedule_policy", std::string(R"({"fuse_epilogues": false})"));
+  if (!policy.empty())
+    opts.config.set("tir.schedule_policy", policy);
   auto r = build(transform::moduleCallingPrimFunc(f), opts);
   int64_t n = -1;
   for (auto& [fname, fn] : r.lowered->functions)
@@ -141,29 +152,63 @@ TEST(DefaultScheduleEpilogue, MatmulEpilogueRunsUnderTheTile) {
   EXPECT_TRUE(close(run(apart, {a, b, bias}, {48, 64}), want));
 }
 
+TEST(DefaultScheduleEpilogue, ShortMatmulUnderAFusedParallelLoopIsFusedToo) {
+  // 4 cores: the tile loops are fused into one parallel loop, so the
+  // epilogue's bindings divide the fused index; that is not a flattened
+  // walk, and 24 products per output do not keep it apart.
+  auto f = matmulBiasRelu(96, 64, 24);
+  auto a = randomTensor({96, 24}, 11), b = randomTensor({24, 64}, 12),
+       bias = randomTensor({64}, 13);
+  auto fused = transform::defaultSchedule(f, avx512Policy(4));
+  EXPECT_TRUE(sharesALoop(fused, "C", "R"));
+  Schedule s(fused);
+  EXPECT_EQ(s.loop(s.getLoops(s.getBlock("R"))[0])->forKind, ForKind::Parallel);
+  EXPECT_TRUE(close(run(fused, {a, b, bias}, {96, 64}), matmulBiasReluRef(a, b, bias)));
+}
+
 TEST(DefaultScheduleEpilogue, WideConvolutionEpilogueRunsUnderTheTile) {
-  // 4 -> 8 channels over 10 x 10: the wide form (flat rows of 12, tiles
-  // of whole vectors that cut rows).
-  auto f = convBiasRelu(4, 10, 8);
-  auto x = randomTensor({1, 4, 10, 10}, 4), w = randomTensor({8, 4, 3, 3}, 5),
+  // 4 -> 8 channels over 16 x 16: the wide form (flat rows of 18, 288
+  // positions in tiles of 48 that cut rows).
+  auto f = convBiasRelu(4, 16, 8);
+  auto x = randomTensor({1, 4, 16, 16}, 4), w = randomTensor({8, 4, 3, 3}, 5),
        bias = randomTensor({8}, 6);
-  auto want = convBiasReluRef(x, w, bias, 4, 10, 8);
+  auto want = convBiasReluRef(x, w, bias, 4, 16, 8);
+  // By default the 36 products per output are too few to pay for the walk.
+  EXPECT_FALSE(sharesALoop(transform::defaultSchedule(f, avx512Policy(1)), "conv_wide", "R"));
   for (int cores : {1, 2}) {
-    auto fused = transform::defaultSchedule(f, avx512Policy(cores));
+    auto fused = transform::defaultSchedule(f, flatAlways(avx512Policy(cores)));
     EXPECT_TRUE(sharesALoop(fused, "conv_wide", "R")) << cores;
-    EXPECT_TRUE(close(run(fused, {x, w, bias}, {1, 8, 10, 10}), want)) << cores;
+    EXPECT_TRUE(close(run(fused, {x, w, bias}, {1, 8, 16, 16}), want)) << cores;
   }
   BuildOptions opts;
   opts.config.set("tir.num_cores", int64_t(2));
+  opts.config.set("tir.schedule_policy", std::string(kFlatAlways));
   auto r = build(transform::moduleCallingPrimFunc(f), opts);
   EXPECT_TRUE(close(r.executable->runTensors({x, w, bias}).at(0), want));
+  // The epilogue reads exactly the tile's flat positions: the wide
+  // temporary shrinks from all channels x positions to one tile.
+  int64_t apart = allocatedElements(f, "conv_wide", kNoFusion),
+          fused = allocatedElements(f, "conv_wide", kFlatAlways);
+  EXPECT_EQ(apart, 8 * 288);
+  EXPECT_GT(fused, 0);
+  EXPECT_LT(fused, apart);
+}
+
+TEST(DefaultScheduleEpilogue, TilesNarrowerThanARowKeepTheirOwnNest) {
+  // 56 x 56: flat rows of 58, tiles of 48 or 64 positions (structure only).
+  auto f = convBiasRelu(4, 56, 16);
+  auto p = flatAlways(avx512Policy(1));
+  EXPECT_FALSE(sharesALoop(transform::defaultSchedule(f, p), "conv_wide", "R"));
+  // The same with a 12 x 12 image (rows of 14) moves.
+  EXPECT_TRUE(
+      sharesALoop(transform::defaultSchedule(convBiasRelu(4, 12, 16), p), "conv_wide", "R"));
 }
 
 TEST(DefaultScheduleEpilogue, MatmulTemporaryShrinksToATile) {
   // Fused, the accumulators of one tile are all a tile's epilogue reads:
   // StorageRewrite keeps one tile of C instead of all of it.
   auto f = matmulBiasRelu(64, 64, 32);
-  int64_t apart = allocatedElements(f, "C", false), fused = allocatedElements(f, "C", true);
+  int64_t apart = allocatedElements(f, "C", kNoFusion), fused = allocatedElements(f, "C", "");
   EXPECT_EQ(apart, 64 * 64);
   EXPECT_GT(fused, 0);
   EXPECT_LT(fused, apart);
