@@ -167,7 +167,7 @@ struct CurvePoint {
 
 /// Tunes one kernel (the PrimFunc the row builds) with --tune/--tune-seconds,
 /// recording in --db; returns its curve. Nothing when --tune is not given.
-std::vector<CurvePoint> tuneKernel(const PrimFuncRef& f, int threads) {
+std::vector<CurvePoint> tuneKernel(const PrimFuncRef& f, int threads, const std::string& label) {
   std::vector<CurvePoint> curve;
   if (gTuneTrials <= 0)
     return curve;
@@ -186,11 +186,19 @@ std::vector<CurvePoint> tuneKernel(const PrimFuncRef& f, int threads) {
   o.timeBudgetSeconds = gTuneSeconds;
   tuner::LocalRunner runner;
   tuner::TuningRun run(db, {t}, o, runner, {{"bench", "bench_kernels"}});
+  Stopwatch sw;
   run.run([&](const tuner::Progress& p) {
     const auto& st = (*p.tasks)[0];
     if (p.lastRecord != 0 && st.bestSeconds > 0)
       curve.push_back({p.trialsDone, p.elapsedSeconds, st.bestSeconds});
   });
+  const auto& st = run.tasks()[0];
+  double s = sw.wallSeconds();
+  std::printf("# tuned %s (%d threads): %d trials (%d failed) in %.1f s = %.1f candidates/min; "
+              "default %.1f, best %.1f GFLOP/s\n",
+              label.c_str(), threads, st.trials, st.errors, s, 60.0 * st.trials / s,
+              st.defaultSeconds > 0 ? t.flops / st.defaultSeconds * 1e-9 : 0,
+              st.bestSeconds > 0 ? t.flops / st.bestSeconds * 1e-9 : 0);
   return curve;
 }
 
@@ -231,7 +239,9 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
   auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
   auto C = te::topi::matmul(A, B, "C");
   auto fn = te::createPrimFunc({A, B, C});
-  auto curve = tuneKernel(fn, threads);
+  auto curve =
+      tuneKernel(fn, threads,
+                 "matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
   auto a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n), ref(m * n);
@@ -326,7 +336,10 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   p.groups = s.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
   auto fn = te::createPrimFunc({X, W, Y});
-  auto curve = tuneKernel(fn, threads);
+  auto curve = tuneKernel(fn, threads,
+                          "conv " + std::to_string(s.c) + "x" + std::to_string(s.hw) + "->" +
+                              std::to_string(s.f) + " k" + std::to_string(s.k) + "/" +
+                              std::to_string(s.stride) + (s.groups > 1 ? " dw" : ""));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
   std::vector<float> y(s.f * o * o), ref(y.size());

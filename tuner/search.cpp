@@ -53,6 +53,7 @@ struct TuningRun::Impl {
   Runner& runner;
   int64_t runId = 0;
   int trialsDone = 0, trialsPlanned = 0;
+  int trialsAtStart = 0; // done before this process started (a resumed run)
   std::vector<TaskState> states;
   std::vector<TaskSearch> searches;
   CostModel model;
@@ -268,14 +269,12 @@ Progress TuningRun::Impl::progress(double elapsed, int64_t lastRecord) const {
   p.elapsedSeconds = elapsed;
   p.tasks = &states;
   p.lastRecord = lastRecord;
-  int doneHere = 0;
   for (auto& st : states) {
-    doneHere += st.trials;
     p.modelSeconds += std::max(st.task.weight, 0) * st.bestSeconds;
     p.defaultModelSeconds += std::max(st.task.weight, 0) * st.defaultSeconds;
   }
-  (void)doneHere;
-  double perTrial = trialsDone > 0 ? elapsed / trialsDone : 0;
+  int doneHere = trialsDone - trialsAtStart; // elapsed counts this process only
+  double perTrial = doneHere > 0 ? elapsed / doneHere : 0;
   p.etaSeconds = perTrial * std::max(0, trialsPlanned - trialsDone);
   if (opt.timeBudgetSeconds > 0)
     p.etaSeconds = std::min(p.etaSeconds, std::max(0.0, opt.timeBudgetSeconds - elapsed));
@@ -366,6 +365,7 @@ TuningRun::TuningRun(Database& db, int64_t runId, std::vector<Task> tasks, TuneO
   impl_->runId = runId;
   impl_->trialsPlanned = int(run->trialsPlanned);
   impl_->trialsDone = int(db.recordsOfRun(runId).size());
+  impl_->trialsAtStart = impl_->trialsDone;
   impl_->rng.seed(impl_->opt.seed + uint64_t(impl_->trialsDone)); // not the same draws again
   db.reopenRun(runId);
   impl_->init(std::move(tasks), true);
