@@ -32,7 +32,9 @@
 // and S seconds, tuner::TuningRun, records in --db) and then measured with
 // its best schedule beside the peer; --curves writes each row's tuning
 // curve (best GFLOP/s against trials and seconds) as CSV, with the peer's
-// rate of the same run, for bench/plot_curves.
+// rate of the same run, for bench/plot_curves. --rows a,b keeps the matmul
+// and conv rows whose label ("matmul 1024x1024x1024", "conv 64x56->128
+// k3/2") contains one of the strings.
 //                      [--policy JSON]   (schedule policy knobs for unity's kernels,
 //                                         e.g. '{"pack_reused_input": false}')
 #include <cblas.h>
@@ -85,6 +87,7 @@ std::string gDb;                          // --db: tuning database applied to ev
 int gTuneTrials = 0;                      // --tune: trials per kernel before measuring it
 double gTuneSeconds = 0;                  // --tune-seconds: time budget per kernel
 std::string gCurves;                      // --curves: folder of tuning-curve CSVs
+std::vector<std::string> gRows;           // --rows: only rows whose label has one of these
 std::string gPolicy;                      // --policy: schedule policy knobs (JSON)
 
 /// Best time of fn in seconds: one warm-up, then at least 3 runs and more
@@ -287,6 +290,21 @@ struct ConvShape {
   bool resnet3x3() const { return k == 3 && stride == 1 && groups == 1; }
 };
 
+/// "conv 64x56->128 k3/2" (" dw": depthwise): --rows matches it, --tune prints it.
+std::string convLabel(const ConvShape& s) {
+  return "conv " + std::to_string(s.c) + "x" + std::to_string(s.hw) + "->" + std::to_string(s.f) +
+         " k" + std::to_string(s.k) + "/" + std::to_string(s.stride) + (s.groups > 1 ? " dw" : "");
+}
+
+bool wantRow(const std::string& label) {
+  if (gRows.empty())
+    return true;
+  for (auto& r : gRows)
+    if (label.find(r) != std::string::npos)
+      return true;
+  return false;
+}
+
 double onednnConv(const ConvShape& s, const float* x, const float* w, float* y, double budget) {
   using namespace dnnl;
   engine eng(engine::kind::cpu, 0);
@@ -336,10 +354,7 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   p.groups = s.groups;
   auto Y = te::topi::conv2d(X, W, p, "conv");
   auto fn = te::createPrimFunc({X, W, Y});
-  auto curve = tuneKernel(fn, threads,
-                          "conv " + std::to_string(s.c) + "x" + std::to_string(s.hw) + "->" +
-                              std::to_string(s.f) + " k" + std::to_string(s.k) + "/" +
-                              std::to_string(s.stride) + (s.groups > 1 ? " dw" : ""));
+  auto curve = tuneKernel(fn, threads, convLabel(s));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
   std::vector<float> y(s.f * o * o), ref(y.size());
@@ -494,6 +509,9 @@ int main(int argc, char** argv) {
       gTuneTrials = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--tune-seconds") && i + 1 < argc) {
       gTuneSeconds = std::atof(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) {
+      for (char* t = std::strtok(argv[++i], ","); t; t = std::strtok(nullptr, ","))
+        gRows.emplace_back(t);
     } else if (!std::strcmp(argv[i], "--curves") && i + 1 < argc) {
       gCurves = argv[++i];
     } else if (!std::strcmp(argv[i], "--policy") && i + 1 < argc) {
@@ -508,7 +526,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples|epilogue] "
                    "[--mattr F] [--disable-passes a,b] [--policy JSON] [--db FILE.db] [--tune N] "
-                   "[--tune-seconds S] [--curves DIR]\n",
+                   "[--tune-seconds S] [--curves DIR] [--rows 'matmul 1024x,conv 64x56']\n",
                    argv[0]);
       return 2;
     }
@@ -542,7 +560,8 @@ int main(int argc, char** argv) {
                              {128, 768, 768},   // transformer projections (seq 128)
                              {128, 768, 3072},  // feed-forward up
                              {128, 3072, 768}}) // feed-forward down
-        if (want("matmul"))
+        if (want("matmul") && wantRow("matmul " + std::to_string(m) + "x" + std::to_string(k) +
+                                      "x" + std::to_string(n)))
           benchMatmul(m, k, n, t, budget);
     if (want("conv"))
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
@@ -556,7 +575,7 @@ int main(int argc, char** argv) {
                           // MobileNetV2: pointwise 1x1 and depthwise 3x3 (stride 1 and 2)
                           ConvShape{24, 56, 144, 1}, ConvShape{960, 7, 160, 1},
                           ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96}})
-        if (want("conv"))
+        if (want("conv") && wantRow(convLabel(s)))
           benchConv(s, t, budget);
     if (want("examples"))
       std::printf("\nexample   threads  scheduled ms  unscheduled ms  speed-up\n");
