@@ -110,6 +110,19 @@ TEST(PackLayout, NonMultiplePanelWidthsPadWithZerosAndStayCorrect) {
     ASSERT_EQ(root->allocs.size(), 1u);
     EXPECT_EQ(shapeOf(root->allocs[0]), (std::vector<int64_t>{(n + w - 1) / w, k, w}));
     EXPECT_TRUE(c.check(s.func())) << m << "x" << n << "x" << k << " W=" << w;
+    // Lanes past n are zero (a select), not a copy of a clamped column.
+    auto* pack = findBlock(s.func(), "B_pack");
+    ASSERT_NE(pack, nullptr);
+    auto* sel = as<Select>(as<BufferStore>(pack->body)->value);
+    ASSERT_NE(sel, nullptr);
+    EXPECT_TRUE(isa<FloatImm>(sel->f));
+    EXPECT_EQ(as<FloatImm>(sel->f)->value, 0.0);
+    // At lane n - 1 of the last panel the select takes the load; at lane n
+    // it takes the zero: the condition is "column < n".
+    auto* cond = as<BinaryExpr>(sel->cond);
+    ASSERT_NE(cond, nullptr);
+    EXPECT_EQ(cond->op(), NodeKind::LT);
+    EXPECT_EQ(asConstInt(cond->b), n);
   }
 }
 

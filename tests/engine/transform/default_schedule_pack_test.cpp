@@ -136,3 +136,39 @@ TEST(DefaultSchedulePack, PackingDoesNotChangeTheResult) {
   EXPECT_TRUE(close(packed, plain, 1e-5));
   EXPECT_TRUE(close(packed, matmulRef(a, b)));
 }
+
+TEST(DefaultSchedulePack, ConvolutionsAndSymbolicRowCountsAreNotPacked) {
+  // The bench's convolution layers read the image through flattened or
+  // padded indices (never a plain output index) and the weights along the
+  // output channel: nothing is copied, so their schedules are the ones
+  // measured before packing existed. A symbolic row count (a batch) leaves
+  // the reuse unknown: no copy either.
+  struct Conv {
+    int64_t c, hw, f, k, stride, groups;
+  };
+  for (auto cv : {Conv{64, 56, 64, 3, 1, 1}, Conv{256, 14, 256, 3, 1, 1}, Conv{3, 224, 64, 7, 2, 1},
+                  Conv{64, 56, 128, 1, 2, 1}, Conv{960, 7, 160, 1, 1, 1},
+                  Conv{24, 56, 144, 1, 1, 1}, Conv{144, 56, 144, 3, 1, 144}}) {
+    auto X = te::placeholder({intImm(1), intImm(cv.c), intImm(cv.hw), intImm(cv.hw)},
+                             DataType::Float32(), "X");
+    auto W = te::placeholder({intImm(cv.f), intImm(cv.c / cv.groups), intImm(cv.k), intImm(cv.k)},
+                             DataType::Float32(), "W");
+    te::topi::Conv2dParams p;
+    p.padding = {cv.k / 2, cv.k / 2, cv.k / 2, cv.k / 2};
+    p.strides = {cv.stride, cv.stride};
+    p.groups = cv.groups;
+    auto f = te::createPrimFunc({X, W, te::topi::conv2d(X, W, p, "conv")});
+    auto pol = avx512Policy(1);
+    pol.packMinReuse = 1;
+    auto g = transform::defaultSchedule(f, pol);
+    ASSERT_FALSE(sameNode(f, g)) << cv.c << "x" << cv.hw;
+    for (auto* b : allBlocks(g))
+      EXPECT_EQ(b->name.find("_pack"), std::string::npos) << b->name << " in conv " << cv.c;
+  }
+  auto n = primVar("n");
+  auto A = te::placeholder({n, intImm(1024)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(1024), intImm(1024)}, DataType::Float32(), "B");
+  auto g = transform::defaultSchedule(te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")}),
+                                      avx512Policy(1));
+  EXPECT_EQ(findBlock(g, "B_pack"), nullptr);
+}
