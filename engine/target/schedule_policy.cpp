@@ -63,6 +63,7 @@ const std::vector<Knob>& knobs() {
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("pack_reused_input", &SchedulePolicy::packReusedInput),
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),
+      knob("pack_in_tile_loop", &SchedulePolicy::packInTileLoop),
   };
   return k;
 }
