@@ -47,6 +47,8 @@ json patch(const std::string& dim, const json& v) {
     return {{"pack_reused_input", v}};
   if (dim == "pack_min_reuse")
     return {{"pack_min_reuse", v}};
+  if (dim == "pack_in_tile_loop")
+    return {{"pack_in_tile_loop", v}};
   throw Error("design space: unknown dimension '" + dim + "'");
 }
 
@@ -72,7 +74,8 @@ DesignSpace::DesignSpace(target::SchedulePolicy base) : base_(std::move(base)) {
   dims_.push_back(dim("fuse_epilogues", {true, false}));
   // Layout: the reused input packed into tile-wide panels, and from which reuse on.
   dims_.push_back(dim("pack", {true, false}));
-  dims_.push_back(dim("pack_min_reuse", {16, 64, 256, 1024}));
+  dims_.push_back(dim("pack_min_reuse", {1, 128, 256, 512, 1 << 30}));
+  dims_.push_back(dim("pack_in_tile_loop", {true, false}));
 }
 
 Point DesignSpace::basePoint() const { return Point(dims_.size(), 0); }

@@ -15,12 +15,23 @@
 // Every load X[e0, .., en] in B becomes X_packed[en // W, e0, .., e(n-1),
 // en % W], and B's read regions follow. Other readers of X keep reading X.
 //
+// packLayout(B, X, W, l) puts the copy first in the body of loop l (around
+// B) instead. With B's iterators replaced by their bindings and every loop
+// around B bounded, each packed index whose simplified expression uses no
+// loop inside l is fixed per iteration of l (the panel must be: e.g. j =
+// jo * W + ji gives panel jo inside jo); the copy writes only those
+// indices and runs over the others whole. The buffer keeps its full shape,
+// so iterations of a parallel l that read distinct panels write disjoint
+// parts of it; iterations that read the same panel copy the same values.
+//
 // Why: a matmul's register tile reads W consecutive columns of B in every
 // reduce step, one row of B after the other. Unpacked, those rows are a
 // whole row of B apart (4 KiB at n = 1024: every row of the slice maps to
 // the same L1 sets and a new page); packed, the W x K panel the tile walks
 // is one contiguous stream (docs/benchmarks.md, "Kernels: matmul against
 // OpenBLAS").
+#include <unordered_map>
+
 #include "engine/ir/arith.h"
 #include "engine/schedule/schedule.h"
 #include "engine/schedule/schedule_internal.h"
@@ -85,6 +96,11 @@ struct Redirect : StmtMutator {
 } // namespace
 
 BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth) {
+  return packLayout(rv, bufferName, panelWidth, LoopRV{});
+}
+
+BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth,
+                             const LoopRV& at) {
   auto blk = block(rv);
   const std::string& name = blk->name;
   auto fail = [&](const std::string& why) {
@@ -132,27 +148,98 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
   if (!root || !root->iters.empty() || !root->bindings.empty())
     fail("the function has no root block to allocate the packed buffer in");
 
-  // The packed buffer and the copy that fills it.
   int64_t panels = (n + panelWidth - 1) / panelWidth;
   std::vector<PrimExpr> shape{intImm(panels)};
   for (size_t d = 0; d + 1 < dims.size(); ++d)
     shape.push_back(buf->shape[d]);
   shape.push_back(intImm(panelWidth));
-  BufferRef packed = makeBuffer(buf->name + "_packed", buf->dtype, shape);
 
+  // Under a loop: each index of the packed buffer that the loops around the
+  // copy fix (`fixed`, in terms of them) is copied at that index only; the
+  // others over their whole extent. The panel must be fixed.
+  std::vector<PrimExpr> fixed(shape.size());
+  Ref<For> atLoop;
+  LoopLocator where;
+  if (at.var) {
+    atLoop = loop(at);
+    auto loops = getLoops(rv);
+    size_t pos = loops.size();
+    for (size_t i = 0; i < loops.size(); ++i)
+      if (loops[i].var.get() == at.var.get())
+        pos = i;
+    if (pos == loops.size())
+      fail("loop '" + at.var->name + "' is not around the block");
+    if (atLoop->forKind == ForKind::Vectorized)
+      fail("loop '" + at.var->name + "' is vectorized; the copy cannot go inside it");
+    where = locate(at);
+    std::vector<const BufferLoad*> loads;
+    auto collect = [&](const Stmt& st) {
+      if (st)
+        walkStmt(st, [&](const Stmt& x) {
+          if (auto* bs = as<BufferStore>(x))
+            walkPrimExpr(bs->value, [&](const PrimExpr& e) {
+              if (auto* l = as<BufferLoad>(e); l && l->buffer.get() == buf.get())
+                loads.push_back(l);
+            });
+        });
+    };
+    collect(blk->init);
+    collect(blk->body);
+    if (loads.empty())
+      fail("the block has no load of it to place the copy for");
+    std::unordered_map<const PrimVar*, PrimExpr> bind;
+    for (size_t i = 0; i < blk->iters.size(); ++i)
+      bind[blk->iters[i].var.get()] = blk->bindings[i];
+    arith::Analyzer an;
+    std::vector<const PrimVar*> inner;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      auto f = loop(loops[i]);
+      an.bind(f->var, Range{f->min, f->extent});
+      if (i > pos)
+        inner.push_back(f->var.get());
+    }
+    auto fixedIndex = [&](const std::vector<PrimExpr>& idx) {
+      std::vector<PrimExpr> out;
+      for (auto& e : packedIndices(idx, panelWidth)) {
+        PrimExpr v = an.simplify(substitute(e, bind));
+        out.push_back(usesAnyVar(v, inner) ? PrimExpr() : v);
+      }
+      return out;
+    };
+    fixed = fixedIndex(loads[0]->indices);
+    for (size_t k = 1; k < loads.size(); ++k) {
+      auto other = fixedIndex(loads[k]->indices);
+      for (size_t d = 0; d < fixed.size(); ++d)
+        if (fixed[d] && (!other[d] || !arith::provablyEqual(fixed[d], other[d])))
+          fixed[d] = PrimExpr();
+    }
+    fixed.back() = PrimExpr(); // the lanes are always copied whole
+    if (!fixed.front())
+      fail("the panel it reads changes inside loop '" + at.var->name +
+           "'; place the copy at a loop that fixes the panel");
+  }
+
+  // The packed buffer and the copy that fills it.
+  BufferRef packed = makeBuffer(buf->name + "_packed", buf->dtype, shape);
   std::string packName = buf->name + "_pack";
   for (int k = 1; !findBlocks(func_->body, packName).empty(); ++k)
     packName = buf->name + "_pack_" + std::to_string(k);
 
-  std::vector<Ref<PrimVar>> loopVars, iterVars;
+  std::vector<Ref<PrimVar>> loopVars;
+  std::vector<Ref<PrimVar>> iterVars;
   std::vector<IterVar> iters;
   std::vector<PrimExpr> bindings;
   for (size_t d = 0; d < shape.size(); ++d) {
     std::string suffix = d == 0 ? "o" : d + 1 == shape.size() ? "i" : std::to_string(d - 1);
-    loopVars.push_back(primVar(buf->name + "_" + suffix));
     iterVars.push_back(primVar("v_" + buf->name + "_" + suffix));
     iters.push_back(IterVar{iterVars.back(), Range{intImm(0), shape[d]}, IterType::Spatial});
-    bindings.push_back(loopVars.back());
+    if (fixed[d]) {
+      loopVars.push_back(nullptr);
+      bindings.push_back(fixed[d]);
+    } else {
+      loopVars.push_back(primVar(buf->name + "_" + suffix));
+      bindings.push_back(loopVars.back());
+    }
   }
   PrimExpr col = iterVars.front() * panelWidth + iterVars.back();
   bool padded = n % panelWidth != 0;
@@ -176,7 +263,8 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
                           std::vector<BufferRegion>{BufferRegion{packed, point(dstIdx)}}, Stmt(),
                           make<BufferStore>(packed, value, dstIdx));
   for (size_t d = shape.size(); d-- > 0;)
-    nest = make<For>(loopVars[d], intImm(0), shape[d], ForKind::Serial, nest);
+    if (loopVars[d])
+      nest = make<For>(loopVars[d], intImm(0), shape[d], ForKind::Serial, nest);
 
   // The reader, redirected.
   Redirect rd;
@@ -190,19 +278,31 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
     reads.push_back(r.buffer.get() == buf.get() ? rd.region(r) : r);
   Stmt updated = make<Block>(blk->name, blk->iters, blk->bindings, reads, blk->writes, init, body,
                              blk->allocs, blk->predicate, blk->annotations);
-  Stmt rootBody = replaceStmt(root->body, blk.get(), updated);
-
-  std::vector<Stmt> seq{nest};
-  if (auto* s = as<SeqStmt>(rootBody))
-    seq.insert(seq.end(), s->seq.begin(), s->seq.end());
-  else
-    seq.push_back(rootBody);
+  auto prepend = [&](const Stmt& rest) {
+    std::vector<Stmt> seq{nest};
+    if (auto* sq = as<SeqStmt>(rest))
+      seq.insert(seq.end(), sq->seq.begin(), sq->seq.end());
+    else
+      seq.push_back(rest);
+    return seqStmt(std::move(seq));
+  };
+  Stmt rootBody;
+  if (atLoop) {
+    Stmt loopBody = replaceStmt(atLoop->body, blk.get(), updated);
+    Stmt newLoop = make<For>(atLoop->var, atLoop->min, atLoop->extent, atLoop->forKind,
+                             prepend(loopBody), atLoop->annotations);
+    rootBody = replaceStmt(root->body, atLoop.get(), newLoop);
+  } else {
+    rootBody = prepend(replaceStmt(root->body, blk.get(), updated));
+  }
   std::vector<BufferRef> allocs = root->allocs;
   allocs.push_back(packed);
   setBody(make<Block>(root->name, root->iters, root->bindings, root->reads, root->writes,
-                      root->init, seqStmt(std::move(seq)), allocs, root->predicate,
-                      root->annotations));
-  trace_.append({"pack_layout", {name}, {}, {param, panelWidth}});
+                      root->init, rootBody, allocs, root->predicate, root->annotations));
+  std::vector<LoopLocator> locs;
+  if (atLoop)
+    locs.push_back(where);
+  trace_.append({"pack_layout", {name}, locs, {param, panelWidth}});
   return BlockRV{packName};
 }
 

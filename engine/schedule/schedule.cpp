@@ -377,7 +377,11 @@ void Schedule::apply(const Instruction& in) {
     if (p < 0 || p >= static_cast<int64_t>(func_->params.size()) || !func_->params[p].buffer)
       throw Error("schedule replay: 'pack_layout': parameter " + std::to_string(p) +
                   " is not a buffer parameter of the function");
-    packLayout(getBlock(in.blocks[0]), func_->params[p].buffer->name, in.decision[1]);
+    if (in.loops.size() > 1)
+      throw Error("schedule replay: 'pack_layout' expects at most one loop, got " +
+                  std::to_string(in.loops.size()));
+    packLayout(getBlock(in.blocks[0]), func_->params[p].buffer->name, in.decision[1],
+               loops.empty() ? LoopRV{} : loops[0]);
   } else {
     throw Error("schedule replay: unknown instruction '" + in.kind + "'");
   }

@@ -188,6 +188,14 @@ public:
   /// X_packed[j // W, .., j % W] (padding lanes hold zero). Returns the
   /// packing block. Trace kind `pack_layout`, decision [parameter index, W].
   BlockRV packLayout(const BlockRV& block, const std::string& buffer, int64_t panelWidth);
+  /// The same with the copy placed first in the body of `at`, a loop around
+  /// the block (not vectorized): each iteration copies only the panel the
+  /// block reads in it (which `at` and the loops outside must fix) and the
+  /// indices they fix; the other axes whole. A parallel loop whose
+  /// iterations read distinct panels thus packs each panel once, on the
+  /// thread that uses it, with no parallel region of its own.
+  BlockRV packLayout(const BlockRV& block, const std::string& buffer, int64_t panelWidth,
+                     const LoopRV& at);
 
   /// Applies a trace to func (every instruction, in order); sampling
   /// instructions take their recorded decisions, and throw unity::Error

@@ -65,6 +65,7 @@ const std::vector<Knob>& knobs() {
       knob("pack_reused_input", &SchedulePolicy::packReusedInput),
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),
       knob("flat_epilogue_min_reduction", &SchedulePolicy::flatEpilogueMinReduction),
+      knob("pack_in_tile_loop", &SchedulePolicy::packInTileLoop),
   };
   return k;
 }

@@ -96,6 +96,10 @@ struct SchedulePolicy {
   /// the copy costs one load and store per element, the reduction reuses
   /// it that many times.
   int packMinReuse = 256;
+  /// Copy each panel inside the loop over column tiles, right before the
+  /// tile uses it (on the thread that runs that tile, with no parallel
+  /// region of its own), instead of all panels before the reduction.
+  bool packInTileLoop = true;
 
   /// The parallel-loop target: parallelChunksPerCore * cores.
   int parallelTarget() const { return parallelChunksPerCore * cores; }

@@ -56,12 +56,15 @@
 //      by at least [packMinReuse] 256 output rows (B[k, j] of a matmul with
 //      M >= 256), that input is first copied into panels of V columns
 //      [packReusedInput] (schedule::packLayout: B_packed[n / V][k][V], a
-//      block of its own before the reduction, scheduled by the spatial
-//      rule): each reduce step then reads the next V floats of one
-//      contiguous stream, where unpacked it reads a row a whole row of B
-//      further (4 KiB at n = 1024: every row of the slice in the same L1
-//      sets, and a new page). Matmul 1024^3 went from ~145 to ~225-245
-//      GFLOP/s on one EPYC core (docs/benchmarks.md).
+//      block of its own; [packInTileLoop] first in the body of the
+//      column-tile loop x_o, each iteration copying the panel it is about
+//      to use on its own thread (lanes vectorized), else one nest before
+//      the reduction scheduled by the spatial rule): each reduce step then
+//      reads the next V floats of one contiguous stream, where unpacked it
+//      reads a row a whole row of B further (4 KiB at n = 1024: every row
+//      of the slice in the same L1 sets, and a new page). Matmul 1024^3
+//      went from ~145 to ~225-245 GFLOP/s on one EPYC core
+//      (docs/benchmarks.md).
 //      A few constant taps (at most 49 [maxUnrolledTaps]) and no unrolled
 //      rows (no u: a depthwise convolution, whose image read depends on
 //      every spatial loop; a pooling window) take the order
@@ -379,18 +382,16 @@ bool isSymbolic(const Ref<For>& f) { return !asConstInt(f->extent).has_value(); 
 
 /// [packReusedInput] The input the tile reads along its columns: a load
 /// X[.., v] of a parameter whose last index is the output's last index v
-/// (and no other index uses v), e.g. B[k, j] of C[i, j]. When every element
+/// (and no other index uses v), e.g. B[k, j] of C[i, j], when every element
 /// of it is reused by at least packMinReuse output rows (the constant
-/// spatial loops the load does not depend on), X is packed into panels of
-/// the tile's width V (schedule::packLayout) and the copy gets the
-/// spatial rule (vectorized rows, parallel panels).
-void packReusedInput(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops, int64_t V,
-                     const SchedulePolicy& p) {
+/// spatial loops the load does not depend on). Its name, or "".
+std::string reusedInput(const Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops,
+                        const SchedulePolicy& p) {
   auto blk = s.block(rv);
   auto* st = as<BufferStore>(blk->body);
   auto* v = as<PrimVar>(st->indices.back());
   if (!v)
-    return;
+    return "";
   std::string best;
   int64_t bestReuse = 0;
   walkPrimExpr(st->value, [&](const PrimExpr& e) {
@@ -427,12 +428,47 @@ void packReusedInput(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>&
       bestReuse = reuse;
     }
   });
-  if (best.empty() || bestReuse < p.packMinReuse)
+  return bestReuse >= p.packMinReuse ? best : "";
+}
+
+/// Packs `buffer` into panels of V for the scheduled block `rv`: the copy
+/// goes into the outermost loop above the reduction whose iterations each
+/// read one panel of their own, the panel index being the loop variable
+/// (the column-tile loop x_o: each iteration, parallel or not, copies its
+/// panel on its own thread right before using it; the lane loop
+/// vectorized), else before everything (its own parallel, vectorized
+/// nest). A refusal leaves the block unpacked.
+void packReused(Schedule& s, const BlockRV& rv, const std::string& buffer, int64_t V,
+                const SchedulePolicy& p) {
+  auto blk = s.block(rv);
+  for (auto& l : p.packInTileLoop ? s.getLoops(rv) : std::vector<LoopRV>{}) {
+    auto f = s.loop(l);
+    bool reduce = false;
+    for (size_t i = 0; i < blk->iters.size(); ++i)
+      reduce = reduce || (blk->iters[i].type == IterType::Reduce &&
+                          schedule::detail::usesVar(blk->bindings[i], f->var.get()));
+    if (reduce || f->forKind == ForKind::Vectorized)
+      break;
+    Schedule attempt = s;
+    try {
+      BlockRV pack = attempt.packLayout(rv, buffer, V, l);
+      // Only where each iteration has a panel of its own (the panel index
+      // is the loop itself): a loop fused from rows and columns would copy
+      // a panel once per row tile.
+      if (!sameNode(attempt.block(pack)->bindings[0], f->var))
+        continue;
+      auto own = ownLoops(attempt, pack);
+      if (p.vectorize && !own.empty())
+        attempt.vectorize(own.back().rv);
+    } catch (const Error&) {
+      continue;
+    }
+    s = attempt;
     return;
-  // A refusal (or a failing copy schedule) leaves the block unpacked.
+  }
   Schedule attempt = s;
   try {
-    scheduleSpatial(attempt, attempt.packLayout(rv, best, V), p);
+    scheduleSpatial(attempt, attempt.packLayout(rv, buffer, V), p);
   } catch (const Error&) {
     return;
   }
@@ -552,8 +588,9 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   }
   if (symU && U > 1)
     return splitOffTail(s, rv, loops, u, U, false, hints, p);
+  std::string packed;
   if (p.packReusedInput && allowTail && !symX && !symU && !hints.xo.var && !hints.uo.var && V < ex)
-    packReusedInput(s, rv, loops, V, p);
+    packed = reusedInput(s, rv, loops, p);
   LoopRV xo = hints.xo, xi = loops[x].rv, uo = hints.uo, ui;
   bool splitX = !symX && V<ex, splitU = U> 1 && U < constExtent(loops[u].f);
   if (splitX) {
@@ -649,6 +686,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   if (p.vectorize && !initLoops.empty() && initLoops.size() > outer.size())
     s.vectorize(initLoops.back());
   parallelizeOuter(s, outer, p);
+  if (!packed.empty())
+    packReused(s, rv, packed, V, p);
 }
 
 /// Rule 3: moves a consumer of a scheduled reduction under the

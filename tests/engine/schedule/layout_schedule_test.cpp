@@ -110,6 +110,19 @@ TEST(PackLayout, NonMultiplePanelWidthsPadWithZerosAndStayCorrect) {
     ASSERT_EQ(root->allocs.size(), 1u);
     EXPECT_EQ(shapeOf(root->allocs[0]), (std::vector<int64_t>{(n + w - 1) / w, k, w}));
     EXPECT_TRUE(c.check(s.func())) << m << "x" << n << "x" << k << " W=" << w;
+    // Lanes past n are zero (a select), not a copy of a clamped column.
+    auto* pack = findBlock(s.func(), "B_pack");
+    ASSERT_NE(pack, nullptr);
+    auto* sel = as<Select>(as<BufferStore>(pack->body)->value);
+    ASSERT_NE(sel, nullptr);
+    EXPECT_TRUE(isa<FloatImm>(sel->f));
+    EXPECT_EQ(as<FloatImm>(sel->f)->value, 0.0);
+    // At lane n - 1 of the last panel the select takes the load; at lane n
+    // it takes the zero: the condition is "column < n".
+    auto* cond = as<BinaryExpr>(sel->cond);
+    ASSERT_NE(cond, nullptr);
+    EXPECT_EQ(cond->op(), NodeKind::LT);
+    EXPECT_EQ(asConstInt(cond->b), n);
   }
 }
 
@@ -252,4 +265,59 @@ TEST(PackLayout, ReplayRejectsMalformedDecisions) {
   std::string err = replayErr("[0, 4]"); // A: read, but its last extent is 4
   EXPECT_NE(err.find("instruction 0 (pack_layout)"), std::string::npos) << err;
   EXPECT_NE(err.find("not smaller than the last extent 4"), std::string::npos) << err;
+}
+
+TEST(PackLayout, AtALoopCopiesOnlyThePanelEachIterationReads) {
+  // C[i, j] with j = jo * 16 + ji: inside jo, the block reads panel jo only.
+  Case c(12, 48, 20);
+  Schedule s(c.f);
+  auto blk = s.getBlock("C");
+  auto l = s.getLoops(blk);
+  auto j = s.split(l[1], {-1, 16});
+  s.reorder({j[0], l[0], l[2], j[1]});
+  s.decomposeReduction(blk, l[2]);
+  s.parallel(j[0]);
+  BlockRV pack = s.packLayout(blk, "B", 16, j[0]);
+  // The copy sits first in jo's body: its loops are k and the lanes, and
+  // its panel index is jo itself.
+  auto packLoops = s.getLoops(pack);
+  ASSERT_EQ(packLoops.size(), 3u);
+  EXPECT_EQ(packLoops[0].var.get(), j[0].var.get());
+  EXPECT_EQ(asConstInt(s.loop(packLoops[1])->extent), 20);
+  EXPECT_EQ(asConstInt(s.loop(packLoops[2])->extent), 16);
+  auto* pb = findBlock(s.func(), "B_pack");
+  ASSERT_NE(pb, nullptr);
+  EXPECT_EQ(pb->bindings[0].get(), j[0].var.get());
+  auto* seq = as<SeqStmt>(s.loop(j[0])->body);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(schedule::detail::blocksUnder(seq->seq[0])[0]->name, "B_pack");
+  EXPECT_TRUE(c.check(s.func()));
+
+  // Replay (the loop is in the trace) and JSON.
+  EXPECT_EQ(s.trace().instructions().back().loops.size(), 1u);
+  Trace back = Trace::fromJsonString(s.trace().toJsonString());
+  Schedule r = Schedule::replay(c.f, back);
+  EXPECT_TRUE(structuralEqual(r.func(), s.func()));
+}
+
+TEST(PackLayout, AtALoopThatDoesNotFixThePanelIsRefused) {
+  Case c(8, 32, 4);
+  Schedule s(c.f);
+  auto blk = s.getBlock("C");
+  auto l = s.getLoops(blk); // i, j, k: inside i the block reads every panel
+  std::string err = errorOf([&] { s.packLayout(blk, "B", 8, l[0]); });
+  EXPECT_NE(err.find("the panel it reads changes inside loop"), std::string::npos) << err;
+  s.vectorize(l[1]);
+  err = errorOf([&] { s.packLayout(blk, "B", 8, l[1]); });
+  EXPECT_NE(err.find("is vectorized"), std::string::npos) << err;
+  // A loop of another nest.
+  auto A = te::placeholder({intImm(4), intImm(8)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(8), intImm(8)}, DataType::Float32(), "B");
+  auto T = te::topi::relu(A, "T");
+  auto Y = te::topi::matmul(A, B, "Y");
+  Schedule t(te::createPrimFunc({A, B, T, Y}));
+  auto other = t.getLoops(t.getBlock("T"))[0];
+  err = errorOf([&] { t.packLayout(t.getBlock("Y"), "B", 4, other); });
+  EXPECT_NE(err.find("is not around the block"), std::string::npos) << err;
+  EXPECT_TRUE(t.trace().empty());
 }

@@ -4,6 +4,8 @@
 // compiled with LLVM and run, against a hand-written reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/build.h"
 #include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
@@ -76,11 +78,27 @@ TEST(DefaultSchedulePack, LargeMatmulReadsBFromTileWidePanels) {
   ASSERT_FALSE(inner.empty());
   EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);
   EXPECT_EQ(asConstInt(inner.back()->extent), 64);
-  // The copy got the spatial rule: vectorized rows of 64.
+  // The copy of panel jo runs inside the column-tile loop jo, right before
+  // the tile uses it, its rows vectorized.
   auto copy = loopsAround(g, "B_pack");
-  ASSERT_FALSE(copy.empty());
+  ASSERT_EQ(copy.size(), 2u);
   EXPECT_EQ(copy.back()->forKind, ForKind::Vectorized);
   EXPECT_EQ(asConstInt(copy.back()->extent), 64);
+  const For* jo = nullptr;
+  for (auto* l : allLoops(g))
+    if (l->forKind == ForKind::Parallel)
+      jo = l;
+  ASSERT_NE(jo, nullptr);
+  EXPECT_EQ(asConstInt(jo->extent), 16);
+  EXPECT_EQ(pack->bindings[0].get(), jo->var.get());
+  // With pack_in_tile_loop off, all panels are copied first, in parallel.
+  auto before = avx512Policy(1);
+  before.packInTileLoop = false;
+  auto h = transform::defaultSchedule(matmulFunc(1024, 1024, 1024), before);
+  auto first = loopsAround(h, "B_pack");
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first.front()->forKind, ForKind::Parallel);
+  EXPECT_EQ(first.back()->forKind, ForKind::Vectorized);
 }
 
 TEST(DefaultSchedulePack, OnlyWhereThePolicyAndTheReuseSayPack) {
@@ -123,8 +141,10 @@ TEST(DefaultSchedulePack, PackedMatmulsComputeTheProduct) {
     auto a = randomTensor({m, k}, 21), b = randomTensor({k, n}, 22);
     auto want = matmulRef(a, b);
     for (int cores : {1, 2})
-      EXPECT_TRUE(close(buildAndRun(f, {a, b}, cores, R"({"pack_min_reuse": 1})"), want))
-          << m << "x" << n << "x" << k << " on " << cores << " core(s)";
+      for (const char* pol :
+           {R"({"pack_min_reuse": 1})", R"({"pack_min_reuse": 1, "pack_in_tile_loop": false})"})
+        EXPECT_TRUE(close(buildAndRun(f, {a, b}, cores, pol), want))
+            << m << "x" << n << "x" << k << " on " << cores << " core(s), " << pol;
   }
 }
 
@@ -135,4 +155,59 @@ TEST(DefaultSchedulePack, PackingDoesNotChangeTheResult) {
   auto plain = buildAndRun(f, {a, b}, 1, R"({"pack_reused_input": false})");
   EXPECT_TRUE(close(packed, plain, 1e-5));
   EXPECT_TRUE(close(packed, matmulRef(a, b)));
+}
+
+TEST(DefaultSchedulePack, ConvolutionsAndSymbolicRowCountsAreNotPacked) {
+  // The bench's convolution layers read the image through flattened or
+  // padded indices (never a plain output index) and the weights along the
+  // output channel: nothing is copied, so their schedules are the ones
+  // measured before packing existed. A symbolic row count (a batch) leaves
+  // the reuse unknown: no copy either.
+  struct Conv {
+    int64_t c, hw, f, k, stride, groups;
+  };
+  for (auto cv : {Conv{64, 56, 64, 3, 1, 1}, Conv{256, 14, 256, 3, 1, 1}, Conv{3, 224, 64, 7, 2, 1},
+                  Conv{64, 56, 128, 1, 2, 1}, Conv{960, 7, 160, 1, 1, 1},
+                  Conv{24, 56, 144, 1, 1, 1}, Conv{144, 56, 144, 3, 1, 144}}) {
+    auto X = te::placeholder({intImm(1), intImm(cv.c), intImm(cv.hw), intImm(cv.hw)},
+                             DataType::Float32(), "X");
+    auto W = te::placeholder({intImm(cv.f), intImm(cv.c / cv.groups), intImm(cv.k), intImm(cv.k)},
+                             DataType::Float32(), "W");
+    te::topi::Conv2dParams p;
+    p.padding = {cv.k / 2, cv.k / 2, cv.k / 2, cv.k / 2};
+    p.strides = {cv.stride, cv.stride};
+    p.groups = cv.groups;
+    auto f = te::createPrimFunc({X, W, te::topi::conv2d(X, W, p, "conv")});
+    auto pol = avx512Policy(1);
+    pol.packMinReuse = 1;
+    auto g = transform::defaultSchedule(f, pol);
+    ASSERT_FALSE(sameNode(f, g)) << cv.c << "x" << cv.hw;
+    for (auto* b : allBlocks(g))
+      EXPECT_EQ(b->name.find("_pack"), std::string::npos) << b->name << " in conv " << cv.c;
+  }
+  auto n = primVar("n");
+  auto A = te::placeholder({n, intImm(1024)}, DataType::Float32(), "A");
+  auto B = te::placeholder({intImm(1024), intImm(1024)}, DataType::Float32(), "B");
+  auto g = transform::defaultSchedule(te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")}),
+                                      avx512Policy(1));
+  EXPECT_EQ(findBlock(g, "B_pack"), nullptr);
+}
+
+TEST(DefaultSchedulePack, EachPanelIsCopiedOnce) {
+  // However the loops end up (2 cores: a 2-panel column loop fused with the
+  // row tiles into one parallel loop), the copy runs once per element of
+  // the packed buffer, never once per row tile.
+  for (auto [m, n, k, cores] : {std::tuple{256, 128, 64, 2}, std::tuple{256, 128, 64, 1},
+                                std::tuple{512, 256, 32, 2}, std::tuple{1024, 1024, 64, 2}}) {
+    auto g = transform::defaultSchedule(matmulFunc(m, n, k), avx512Policy(cores));
+    auto* pack = findBlock(g, "B_pack");
+    ASSERT_NE(pack, nullptr) << m << "x" << n << "x" << k;
+    int64_t runs = 1;
+    for (auto* l : allLoops(g)) {
+      auto under = schedule::detail::blocksUnder(l->body);
+      if (std::find(under.begin(), under.end(), pack) != under.end())
+        runs *= asConstInt(l->extent).value_or(-1);
+    }
+    EXPECT_EQ(runs, int64_t(n) * k) << m << "x" << n << "x" << k << " on " << cores;
+  }
 }
