@@ -116,6 +116,7 @@ void addElementwiseConverters(ConverterTable& t);
 void addNNConverters(ConverterTable& t);
 void addShapeConverters(ConverterTable& t);
 void addIndexConverters(ConverterTable& t);
+void addRecurrentConverters(ConverterTable& t);
 
 /// Evaluates a node whose inputs are all known at import time, for the
 /// operators that shape computations use (Shape, Gather, Concat, Cast,

@@ -53,6 +53,7 @@ const detail::ConverterTable& converters() {
     detail::addNNConverters(t);
     detail::addShapeConverters(t);
     detail::addIndexConverters(t);
+    detail::addRecurrentConverters(t);
     return t;
   }();
   return table;
