@@ -54,6 +54,7 @@ const detail::ConverterTable& converters() {
     detail::addShapeConverters(t);
     detail::addIndexConverters(t);
     detail::addRecurrentConverters(t);
+    detail::addQuantConverters(t);
     return t;
   }();
   return table;
