@@ -118,6 +118,7 @@ void addShapeConverters(ConverterTable& t);
 void addIndexConverters(ConverterTable& t);
 void addRecurrentConverters(ConverterTable& t);
 void addQuantConverters(ConverterTable& t);
+void addSamplingConverters(ConverterTable& t);
 
 /// Evaluates a node whose inputs are all known at import time, for the
 /// operators that shape computations use (Shape, Gather, Concat, Cast,

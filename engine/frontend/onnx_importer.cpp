@@ -55,6 +55,7 @@ const detail::ConverterTable& converters() {
     detail::addIndexConverters(t);
     detail::addRecurrentConverters(t);
     detail::addQuantConverters(t);
+    detail::addSamplingConverters(t);
     return t;
   }();
   return table;
