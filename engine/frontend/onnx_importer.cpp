@@ -56,6 +56,7 @@ const detail::ConverterTable& converters() {
     detail::addRecurrentConverters(t);
     detail::addQuantConverters(t);
     detail::addSamplingConverters(t);
+    detail::addSignalConverters(t);
     return t;
   }();
   return table;
