@@ -120,6 +120,7 @@ void addRecurrentConverters(ConverterTable& t);
 void addQuantConverters(ConverterTable& t);
 void addSamplingConverters(ConverterTable& t);
 void addSignalConverters(ConverterTable& t);
+void addTextConverters(ConverterTable& t);
 
 /// Evaluates a node whose inputs are all known at import time, for the
 /// operators that shape computations use (Shape, Gather, Concat, Cast,

@@ -57,6 +57,7 @@ const detail::ConverterTable& converters() {
     detail::addQuantConverters(t);
     detail::addSamplingConverters(t);
     detail::addSignalConverters(t);
+    detail::addTextConverters(t);
     return t;
   }();
   return table;
