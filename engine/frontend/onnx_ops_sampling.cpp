@@ -1,5 +1,6 @@
 // ONNX operators composed from index arithmetic and gather/scatter:
-// GridSample (opset 16, 4-D), ReverseSequence, MaxUnpool and Det (n <= 3).
+// GridSample (opset 16, 4-D), RoiAlign (avg, fixed sampling_ratio),
+// ReverseSequence, MaxUnpool and Det (n <= 3).
 //
 // GridSample follows ONNX Runtime's kernel, which the ONNX reference
 // implementation mirrors: the grid is unnormalized (align_corners decides
@@ -392,6 +393,101 @@ void convertDet(NodeContext& c) {
   c.output(0, a.add(d, a.mul(at(0, 2), minor(0, 1))));
 }
 
+// ----------------------------------------------------------------- RoiAlign
+
+/// RoiAlign (opset 16 modes), average pooling with a fixed sampling_ratio.
+/// Bilinear sampling is separable, so each ROI's output is Ay X Ax^T with
+/// per-ROI interpolation matrices Ay (oh, H) and Ax (ow, W), built at run
+/// time from the ROI boxes: one_hot rows of the low and high taps times their
+/// weights, averaged over the samples of a bin. The tap rules are ONNX
+/// Runtime's: a sample outside [-1, size] contributes nothing, a coordinate
+/// is clamped to [0, size - 1], the high tap is clamped too.
+void convertRoiAlign(NodeContext& c) {
+  if (c.rank(0) != 4 || c.rank(1) != 2 || c.rank(2) != 1)
+    c.unsupported("X must be (N, C, H, W), rois (R, 4) and batch_indices (R)");
+  DataType dt = c.dtype(0);
+  if (!dt.isFloat())
+    c.unsupported("X must be floating-point");
+  auto xs = c.shape(0);
+  auto h = asConstInt(xs[2]), w = asConstInt(xs[3]);
+  if (!h || !w)
+    c.unsupported("RoiAlign needs a static image size (H, W) of X");
+  std::string mode = c.attrString("mode", "avg");
+  if (mode != "avg")
+    c.unsupported("mode='" + mode + "' (avg is supported)");
+  std::string ctm = c.attrString("coordinate_transformation_mode", "half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    c.unsupported("coordinate_transformation_mode='" + ctm + "'");
+  int64_t oh = c.attrInt("output_height", 1), ow = c.attrInt("output_width", 1);
+  int64_t sr = c.attrInt("sampling_ratio", 0);
+  if (sr <= 0)
+    c.unsupported("sampling_ratio=0 (adaptive) makes the sample count depend on the ROI sizes; "
+                  "a fixed sampling_ratio is supported");
+  if (oh < 1 || ow < 1)
+    c.unsupported("output_height and output_width must be positive");
+  double scale = c.attrFloat("spatial_scale", 1.0);
+  bool halfPixel = ctm == "half_pixel";
+  Arith a{c, dt};
+  Value rois = c.in(1);
+  if (!(c.dtype(1) == dt))
+    rois = c.op("astype", {rois.expr}, {{"dtype", dt}});
+  auto coord = [&](int64_t k) { // rois[:, k] * scale - offset, (R, 1)
+    Value v = c.op("strided_slice", {rois.expr},
+                   {{"axes", std::vector<int64_t>{1}},
+                    {"begin", std::vector<int64_t>{k}},
+                    {"end", std::vector<int64_t>{k + 1}}});
+    return a.sub(a.mul(v, a.k(scale)), a.k(halfPixel ? 0.5 : 0.0));
+  };
+  // Interpolation matrix (R, out, size) along one axis from box [lo, hi].
+  auto axisMatrix = [&](const Value& lo, const Value& hi, int64_t out, int64_t size) {
+    Value extent = a.sub(hi, lo);
+    if (!halfPixel)
+      extent = c.op("maximum", {extent.expr, a.k(1).expr});
+    Value bin = a.div(extent, a.k(double(out)));
+    Tensor f(dt, {out * sr});
+    for (int64_t p = 0; p < out; ++p)
+      for (int64_t i = 0; i < sr; ++i)
+        f.setDouble(p * sr + i, double(p) + (double(i) + 0.5) / double(sr));
+    Value pos = a.add(lo, a.mul(bin, NodeContext::constant(std::move(f)))); // (R, out*sr)
+    Value valid = a.land(c.op("greater_equal", {pos.expr, a.k(-1).expr}),
+                         c.op("less_equal", {pos.expr, a.k(double(size)).expr}));
+    Value pc = a.clip(pos, 0, double(size - 1));
+    Value low = a.floor(pc);
+    Value high = c.op("minimum", {a.add(low, a.k(1)).expr, a.k(double(size - 1)).expr});
+    Value lw = a.sub(pc, low); // weight of the high tap
+    Value zero = a.k(0);
+    Value wHigh = a.where(valid, lw, zero);
+    Value wLow = a.where(valid, a.sub(a.k(1), lw), zero);
+    auto onehot = [&](const Value& idx, const Value& wt) {
+      Value i = c.op("astype", {idx.expr}, {{"dtype", DataType::Int64()}});
+      Value m = c.op("one_hot", {i.expr},
+                     {{"depth", size},
+                      {"axis", int64_t(-1)},
+                      {"on_value", 1.0},
+                      {"off_value", 0.0},
+                      {"dtype", dt}});
+      Value we = c.op("expand_dims", {wt.expr}, {{"axis", std::vector<int64_t>{2}}});
+      return a.mul(m, we); // (R, out*sr, size)
+    };
+    Value mat = a.add(onehot(low, wLow), onehot(high, wHigh));
+    PrimExpr r = c.shape(1)[0];
+    mat = c.op("reshape",
+               {mat.expr,
+                make<ShapeExpr>(std::vector<PrimExpr>{r, intImm(out), intImm(sr), intImm(size)})});
+    mat = c.op("sum", {mat.expr}, {{"axis", std::vector<int64_t>{2}}, {"keepdims", false}});
+    return a.mul(mat, a.k(1.0 / double(sr))); // (R, out, size)
+  };
+  Value ay = axisMatrix(coord(1), coord(3), oh, *h);
+  Value ax = axisMatrix(coord(0), coord(2), ow, *w);
+  Value bi = c.op("astype", {c.expr(2)}, {{"dtype", DataType::Int64()}});
+  Value xr = c.op("take", {c.expr(0), bi.expr}, {{"axis", int64_t(0)}});    // (R, C, H, W)
+  ay = c.op("expand_dims", {ay.expr}, {{"axis", std::vector<int64_t>{1}}}); // (R, 1, oh, H)
+  Value axT = c.op("permute_dims", {ax.expr}, {{"axes", std::vector<int64_t>{0, 2, 1}}});
+  axT = c.op("expand_dims", {axT.expr}, {{"axis", std::vector<int64_t>{1}}}); // (R, 1, W, ow)
+  Value t = c.op("matmul", {ay.expr, xr.expr});
+  c.output(0, c.op("matmul", {t.expr, axT.expr}));
+}
+
 } // namespace
 
 void addSamplingConverters(ConverterTable& t) {
@@ -400,6 +496,9 @@ void addSamplingConverters(ConverterTable& t) {
   t["ReverseSequence"] = {convertReverseSequence, {"batch_axis", "time_axis"}};
   t["MaxUnpool"] = {convertMaxUnpool, {"kernel_shape", "pads", "strides"}};
   t["Det"] = {convertDet, {}};
+  t["RoiAlign"] = {convertRoiAlign,
+                   {"coordinate_transformation_mode", "mode", "output_height", "output_width",
+                    "sampling_ratio", "spatial_scale"}};
 }
 
 } // namespace unity::frontend::detail
