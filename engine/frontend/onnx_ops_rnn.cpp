@@ -41,6 +41,10 @@ namespace {
 
 enum class Kind { RNN, GRU, LSTM };
 
+/// Unrolling is linear in the steps (10 to 20 bindings each); a longer
+/// sequence would make an unreasonably large graph.
+constexpr int64_t kMaxSteps = 4096;
+
 struct Activation {
   std::string name; // lower case
   double alpha = 0, beta = 0;
@@ -151,6 +155,10 @@ public:
     steps_ = *t;
     if (steps_ < 1)
       c_.unsupported("the sequence length must be at least 1");
+    if (steps_ > kMaxSteps)
+      c_.unsupported("the sequence length " + std::to_string(steps_) +
+                     " is too long to unroll (at most " + std::to_string(kMaxSteps) +
+                     " steps until graph-level loops exist)");
     hidden_ = c_.attrInt("hidden_size", -1);
     if (hidden_ < 0) { // optional in the spec: read it from R (num_dir, G*H, H)
       auto rs = c_.shape(2);
@@ -159,6 +167,8 @@ public:
         c_.unsupported("hidden_size is not given and R's last dimension is not static");
       hidden_ = *h;
     }
+    if (hidden_ < 1 || hidden_ > (int64_t(1) << 30))
+      c_.unsupported("hidden_size " + std::to_string(hidden_) + " is out of range");
     checkWeight(1, "W", {numDir_, gates_ * hidden_, -1});
     checkWeight(2, "R", {numDir_, gates_ * hidden_, hidden_});
     if (c_.has(3))

@@ -40,6 +40,13 @@ using namespace ir;
 
 namespace {
 
+/// Refuses an import-time table (constant) of more than 2^24 elements.
+void checkTableSize(const NodeContext& c, double elements, const std::string& what) {
+  if (!(elements <= double(1 << 24)))
+    c.unsupported(what + " would need a constant of " + std::to_string(elements) +
+                  " elements (at most 2^24 are built at import time)");
+}
+
 std::vector<int64_t> axesOf(std::initializer_list<int64_t> v) { return v; }
 
 /// Elementwise helpers over Values of one float type.
@@ -82,6 +89,9 @@ public:
       c_.unsupported("GridSample needs a static image size (H, W) of X");
     H_ = *h;
     W_ = *w;
+    if (H_ < 1 || W_ < 1)
+      c_.unsupported("X must have a non-empty image");
+    checkTableSize(c_, double(H_ + 4) * double(W_ + 4), "GridSample's tap table");
     mode_ = c_.attrString("mode", "bilinear");
     if (mode_ != "bilinear" && mode_ != "nearest" && mode_ != "bicubic")
       c_.unsupported("mode='" + mode_ + "'");
@@ -288,6 +298,7 @@ void convertReverseSequence(NodeContext& c) {
   auto t = asConstInt(xs[ta]);
   if (!t)
     c.unsupported("ReverseSequence needs a static size of the time axis");
+  checkTableSize(c, double(*t), "ReverseSequence's step indices");
   std::vector<int64_t> tshape(rank, 1);
   tshape[ta] = *t;
   std::vector<int64_t> steps(*t);
@@ -329,6 +340,13 @@ void convertMaxUnpool(NodeContext& c) {
     if (static_cast<int>(out.size()) != rank)
       c.unsupported("output_shape must have " + std::to_string(rank) + " values");
   }
+  double totalD = 1, countD = 1;
+  for (int i = 0; i < rank; ++i) {
+    totalD *= double(inferred[i]);
+    countD *= double(xs[i]);
+  }
+  if (!(totalD < 9e15 && countD < 9e15))
+    c.unsupported("the tensor sizes overflow");
   int64_t total = 1, count = 1;
   std::vector<int64_t> padWidth;
   for (int i = 0; i < rank; ++i) {
@@ -425,6 +443,7 @@ void convertRoiAlign(NodeContext& c) {
                   "a fixed sampling_ratio is supported");
   if (oh < 1 || ow < 1)
     c.unsupported("output_height and output_width must be positive");
+  checkTableSize(c, double(std::max(oh, ow)) * double(sr), "RoiAlign's sample offsets");
   double scale = c.attrFloat("spatial_scale", 1.0);
   bool halfPixel = ctm == "half_pixel";
   Arith a{c, dt};

@@ -32,6 +32,13 @@ using namespace ir;
 
 namespace {
 
+/// Refuses an import-time table (constant) of more than 2^24 elements.
+void checkTableSize(const NodeContext& c, double elements, const std::string& what) {
+  if (!(elements <= double(1 << 24)))
+    c.unsupported(what + " would need a constant of " + std::to_string(elements) +
+                  " elements (at most 2^24 are built at import time)");
+}
+
 Value matrix(int64_t n, int64_t k, int64_t len, DataType dt, double scale, bool sine) {
   Tensor t(dt, {n, k});
   for (int64_t i = 0; i < n; ++i)
@@ -51,6 +58,7 @@ std::pair<Value, Value> dftLastAxis(NodeContext& c, const Value& xr, const std::
                                     int64_t n, int64_t len, bool onesided, bool inverse,
                                     DataType dt) {
   int64_t k = onesided ? len / 2 + 1 : len;
+  checkTableSize(c, double(n) * double(k), "the DFT matrix (direct products, no FFT)");
   double s = inverse ? 1.0 / static_cast<double>(len) : 1.0;
   auto mm = [&](const Value& x, double scale, bool sine) {
     return c.op("matmul", {x.expr, matrix(n, k, len, dt, scale, sine).expr});
@@ -114,9 +122,10 @@ void convertDFT(NodeContext& c) {
     c.unsupported("DFT needs a static length of axis " + std::to_string(axis));
   int64_t len = *n;
   if (c.has(1)) {
-    len = static_cast<int64_t>(c.constScalar(1, "DFT's dft_length"));
-    if (len < 1)
-      c.unsupported("dft_length must be positive");
+    double l = c.constScalar(1, "DFT's dft_length");
+    if (!(l >= 1 && l <= double(1 << 24)))
+      c.unsupported("dft_length must be in [1, 2^24]");
+    len = static_cast<int64_t>(l);
   }
   auto [xr, xi] = parts(c, 0);
   if (onesided && xi)
@@ -154,10 +163,16 @@ void convertSTFT(NodeContext& c) {
   auto sigLen = asConstInt(c.shape(0)[1]);
   if (!sigLen)
     c.unsupported("STFT needs a static signal length");
-  int64_t step = static_cast<int64_t>(c.constScalar(1, "STFT's frame_step"));
+  auto length = [&](int i, const char* what) {
+    double v = c.constScalar(i, what);
+    if (!(v >= 1 && v <= double(1 << 30)))
+      c.unsupported(std::string(what) + " must be in [1, 2^30]");
+    return static_cast<int64_t>(v);
+  };
+  int64_t step = length(1, "STFT's frame_step");
   int64_t frameLen = -1;
   if (c.has(3))
-    frameLen = static_cast<int64_t>(c.constScalar(3, "STFT's frame_length"));
+    frameLen = length(3, "STFT's frame_length");
   if (c.has(2)) {
     if (c.rank(2) != 1)
       c.unsupported("window must be 1-D");
@@ -174,6 +189,7 @@ void convertSTFT(NodeContext& c) {
     c.unsupported("frame_step must be positive and frame_length at most the signal length");
   bool onesided = c.attrInt("onesided", 1) != 0;
   int64_t frames = (*sigLen - frameLen) / step + 1;
+  checkTableSize(c, double(frames) * double(frameLen), "STFT's frame index table");
   std::vector<int64_t> idx;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t i = 0; i < frameLen; ++i)
