@@ -1,5 +1,5 @@
 // ONNX signal operators DFT and STFT (opset 17) as matrix products with
-// constant DFT matrices.
+// constant DFT matrices, and MelWeightMatrix.
 //
 // A DFT of length L along one axis is a matmul of the signal (moved to the
 // last axis) with cos/sin matrices of shape (N, K), N the input length and K
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/frontend/tensor_proto.h"
 
 namespace unity::frontend::detail {
 
@@ -211,11 +212,83 @@ void convertSTFT(NodeContext& c) {
   c.output(0, complexOut(c, re, im));
 }
 
+/// MelWeightMatrix as the ONNX reference computes it: num_mel_bins + 2 band
+/// edges spaced evenly on the mel scale between the edge frequencies
+/// (float32 mel arithmetic, then float64 as numpy promotes it), mapped to
+/// spectrogram bins floor((dft_length + 1) * hz / sample_rate); triangle
+/// filters rising from edge i to i + 1 and falling to i + 2. num_mel_bins
+/// and dft_length fix the output shape and must be known at import time;
+/// the sample rate and the edge frequencies are read at run time.
+void convertMelWeightMatrix(NodeContext& c) {
+  double mels = c.constScalar(0, "MelWeightMatrix's num_mel_bins");
+  double dftLen = c.constScalar(1, "MelWeightMatrix's dft_length");
+  if (!(mels >= 1 && mels <= 1 << 16 && dftLen >= 1 && dftLen <= 1 << 24))
+    c.unsupported("num_mel_bins must be in [1, 2^16] and dft_length in [1, 2^24]");
+  int64_t m = static_cast<int64_t>(mels), len = static_cast<int64_t>(dftLen);
+  int64_t bins = len / 2 + 1;
+  checkTableSize(c, double(m) * double(bins), "the mel weight matrix");
+  auto odt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
+  if (!odt || !odt->isFloat())
+    c.unsupported("output_datatype must be a floating-point type");
+  DataType ft = c.dtype(3), f64 = DataType::Float(64);
+  if (!ft.isFloat() || !(c.dtype(4) == ft))
+    c.unsupported("the edge frequencies must be floating-point of one type");
+  auto k = [](double v, DataType dt) { return NodeContext::scalar(v, dt).expr; };
+  auto op2 = [&](const char* name, const Value& a, Expr b) { return c.op(name, {a.expr, b}); };
+  auto toMel = [&](int i) { // 2595 * log10(1 + f / 700), in the input's type
+    Value v = op2("divide", c.in(i), k(700, ft));
+    v = c.op("log", {op2("add", v, k(1, ft)).expr});
+    return op2("multiply", v, k(2595 / std::log(10.0), ft));
+  };
+  Value lo = toMel(3), hi = toMel(4);
+  Value step = op2("divide", op2("subtract", hi, lo.expr), k(double(m + 2), ft));
+  step = c.op("astype", {step.expr}, {{"dtype", f64}});
+  Value lo64 = c.op("astype", {lo.expr}, {{"dtype", f64}});
+  Tensor idx(f64, {m + 2});
+  for (int64_t i = 0; i < m + 2; ++i)
+    idx.setDouble(i, double(i));
+  Value mel =
+      op2("add", op2("multiply", step, NodeContext::constant(std::move(idx)).expr), lo64.expr);
+  // 700 * (10^(mel / 2595) - 1)
+  Value hz = c.op("exp", {op2("multiply", mel, k(std::log(10.0) / 2595, f64)).expr});
+  hz = op2("multiply", op2("subtract", hz, k(1, f64)), k(700, f64));
+  Value rate = c.op("astype", {c.expr(2)}, {{"dtype", f64}});
+  Value edge =
+      c.op("floor", {op2("divide", op2("multiply", hz, k(double(len + 1), f64)), rate.expr).expr});
+  auto edges = [&](int64_t from) { // edge[from : from + m] as (1, m)
+    Value e = c.op("strided_slice", {edge.expr},
+                   {{"axes", std::vector<int64_t>{0}},
+                    {"begin", std::vector<int64_t>{from}},
+                    {"end", std::vector<int64_t>{from + m}}});
+    return c.op("expand_dims", {e.expr}, {{"axis", std::vector<int64_t>{0}}});
+  };
+  Value l = edges(0), ce = edges(1), h = edges(2);
+  Tensor jt(f64, {bins, 1});
+  for (int64_t j = 0; j < bins; ++j)
+    jt.setDouble(j, double(j));
+  Expr j = NodeContext::constant(std::move(jt)).expr;
+  auto ge = [&](Expr a, const Value& b) { return c.op("greater_equal", {a, b.expr}); };
+  auto land = [&](const Value& a, const Value& b) { return c.op("logical_and", {a.expr, b.expr}); };
+  // Rising: l <= j <= c, (j - l) / (c - l) (1 at j = c when c == l).
+  Value riseSpan = c.op("maximum", {op2("subtract", ce, l.expr).expr, k(1, f64)});
+  Value rise = op2("divide", c.op("subtract", {j, l.expr}), riseSpan.expr);
+  rise = c.op("where", {c.op("equal", {ce.expr, l.expr}).expr, k(1, f64), rise.expr});
+  Value inRise = land(ge(j, l), c.op("less_equal", {j, ce.expr}));
+  // Falling (written last, so it wins): c <= j < h, (h - j) / (h - c).
+  Value fallSpan = c.op("maximum", {op2("subtract", h, ce.expr).expr, k(1, f64)});
+  Value fall = op2("divide", c.op("subtract", {h.expr, j}), fallSpan.expr);
+  Value inFall = land(ge(j, ce), c.op("less", {j, h.expr}));
+  Value w = c.op("where", {inRise.expr, rise.expr, k(0, f64)});
+  w = c.op("where", {inFall.expr, fall.expr, w.expr});
+  c.output(0, c.op("astype", {w.expr}, {{"dtype", *odt}}));
+}
+
 } // namespace
 
 void addSignalConverters(ConverterTable& t) {
   t["DFT"] = {convertDFT, {"axis", "inverse", "onesided"}};
   t["STFT"] = {convertSTFT, {"onesided"}};
+  t["MelWeightMatrix"] = {convertMelWeightMatrix, {"output_datatype"}};
 }
 
 } // namespace unity::frontend::detail
