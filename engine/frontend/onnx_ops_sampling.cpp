@@ -84,6 +84,8 @@ public:
     if (!a_.dt.isFloat() || !c_.dtype(0).isFloat())
       c_.unsupported("X and grid must be floating-point");
     auto xs = c_.shape(0), gs = c_.shape(1);
+    if (!isConstInt(gs[3], 2))
+      c_.unsupported("the grid's last dimension must be 2 (x, y)");
     auto h = asConstInt(xs[2]), w = asConstInt(xs[3]);
     if (!h || !w)
       c_.unsupported("GridSample needs a static image size (H, W) of X");

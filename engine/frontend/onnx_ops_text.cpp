@@ -70,6 +70,8 @@ void convertTfIdf(NodeContext& c) {
     total += g.size();
     grams.push_back(std::move(g));
   }
+  if (total == 0)
+    c.unsupported("pool_int64s holds no n-gram");
   if (columns.size() != total)
     c.unsupported("ngram_indexes must have one entry per pooled n-gram");
   if (!weights.empty() && weights.size() != total)
