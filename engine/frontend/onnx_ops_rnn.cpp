@@ -8,7 +8,8 @@
 // combines them with elementwise operators. This needs the sequence length
 // T (dimension 0 of X, or 1 with layout=1) to be known at import time; a
 // symbolic T is refused with a reason naming the dimension. Batch size may be
-// symbolic. The importer stays linear in T (about 10 to 20 bindings a step).
+// symbolic. The importer stays linear in T (about 10 to 20 bindings a step;
+// at most kMaxSteps steps are unrolled).
 //
 // Semantics follow the ONNX specification (opsets 7 and 14; layout exists
 // from 14):
@@ -28,6 +29,7 @@
 //   Runtime does); a missing value takes the activation operator's default.
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
