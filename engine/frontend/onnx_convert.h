@@ -116,6 +116,11 @@ void addElementwiseConverters(ConverterTable& t);
 void addNNConverters(ConverterTable& t);
 void addShapeConverters(ConverterTable& t);
 void addIndexConverters(ConverterTable& t);
+void addRecurrentConverters(ConverterTable& t);
+void addQuantConverters(ConverterTable& t);
+void addSamplingConverters(ConverterTable& t);
+void addSignalConverters(ConverterTable& t);
+void addTextConverters(ConverterTable& t);
 
 /// Evaluates a node whose inputs are all known at import time, for the
 /// operators that shape computations use (Shape, Gather, Concat, Cast,

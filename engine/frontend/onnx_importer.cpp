@@ -53,6 +53,11 @@ const detail::ConverterTable& converters() {
     detail::addNNConverters(t);
     detail::addShapeConverters(t);
     detail::addIndexConverters(t);
+    detail::addRecurrentConverters(t);
+    detail::addQuantConverters(t);
+    detail::addSamplingConverters(t);
+    detail::addSignalConverters(t);
+    detail::addTextConverters(t);
     return t;
   }();
   return table;
