@@ -57,16 +57,6 @@ void addBuildFlags(CLI::App* sub, BuildArgs& a) {
                   "DefaultSchedule and gives each kernel the best record for its target");
 }
 
-std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
 /// The module and build options of a build/run command line: the target
 /// resolved (a .json file read), the --assign file read (build() applies it).
 std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) {

@@ -104,4 +104,14 @@ std::vector<Assignment> readAssignFile(const std::string& path) {
   return out;
 }
 
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
 } // namespace lowerscope::cli

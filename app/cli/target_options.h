@@ -1,5 +1,5 @@
 #pragma once
-// Target-related options of `build` and `run`: `--target` given as a JSON
+// Options shared by the commands: `--target` given as a JSON
 // file, and `--assign FILE.json` (source-model node names or binding names
 // -> sub-targets). See docs/cli.md and docs/targets.md.
 #include <string>
@@ -25,5 +25,8 @@ using Assignment = std::pair<std::string, std::string>;
 /// checks the names and applies them (AnnotateTarget). Throws unity::Error naming the file and the
 /// cause (unreadable, invalid JSON with line and column, wrong shape).
 std::vector<Assignment> readAssignFile(const std::string& path);
+
+/// "a,b,,c" -> {"a", "b", "c"}: a comma-separated option value, empty items dropped.
+std::vector<std::string> splitComma(const std::string& s);
 
 } // namespace lowerscope::cli

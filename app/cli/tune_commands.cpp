@@ -92,16 +92,6 @@ std::string table(const std::vector<unity::tuner::TaskState>& tasks) {
   return out;
 }
 
-std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
 /// The target string a run tunes for: --threads fixes -num-cores (the
 /// target, and so the records' key, says how many threads the kernels use).
 std::string effectiveTarget(const std::string& text, int threads) {

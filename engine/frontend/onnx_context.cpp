@@ -85,6 +85,12 @@ NodeContext::NodeContext(GraphState& g, const onnx::NodeProto& node, std::string
 
 void NodeContext::unsupported(const std::string& reason) const { throw Unsupported{reason}; }
 
+void NodeContext::checkTableSize(double elements, const std::string& what) const {
+  if (!(elements <= double(1 << 24)))
+    unsupported(what + " would need a constant of " + std::to_string(elements) +
+                " elements (at most 2^24 are built at import time)");
+}
+
 bool NodeContext::has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
 
 const Value& NodeContext::in(int i) const {

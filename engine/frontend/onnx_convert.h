@@ -97,6 +97,9 @@ public:
   void output(int i, Value v);
 
   [[noreturn]] void unsupported(const std::string& reason) const;
+  /// Refuses (unsupported) an import-time table -- a constant the converter
+  /// builds itself -- of more than 2^24 elements: `what` names it.
+  void checkTableSize(double elements, const std::string& what) const;
 
 private:
   GraphState& g_;

@@ -40,13 +40,6 @@ using namespace ir;
 
 namespace {
 
-/// Refuses an import-time table (constant) of more than 2^24 elements.
-void checkTableSize(const NodeContext& c, double elements, const std::string& what) {
-  if (!(elements <= double(1 << 24)))
-    c.unsupported(what + " would need a constant of " + std::to_string(elements) +
-                  " elements (at most 2^24 are built at import time)");
-}
-
 std::vector<int64_t> axesOf(std::initializer_list<int64_t> v) { return v; }
 
 /// Elementwise helpers over Values of one float type.
@@ -93,7 +86,7 @@ public:
     W_ = *w;
     if (H_ < 1 || W_ < 1)
       c_.unsupported("X must have a non-empty image");
-    checkTableSize(c_, double(H_ + 4) * double(W_ + 4), "GridSample's tap table");
+    c_.checkTableSize(double(H_ + 4) * double(W_ + 4), "GridSample's tap table");
     mode_ = c_.attrString("mode", "bilinear");
     if (mode_ != "bilinear" && mode_ != "nearest" && mode_ != "bicubic")
       c_.unsupported("mode='" + mode_ + "'");
@@ -300,7 +293,7 @@ void convertReverseSequence(NodeContext& c) {
   auto t = asConstInt(xs[ta]);
   if (!t)
     c.unsupported("ReverseSequence needs a static size of the time axis");
-  checkTableSize(c, double(*t), "ReverseSequence's step indices");
+  c.checkTableSize(double(*t), "ReverseSequence's step indices");
   std::vector<int64_t> tshape(rank, 1);
   tshape[ta] = *t;
   std::vector<int64_t> steps(*t);
@@ -445,7 +438,7 @@ void convertRoiAlign(NodeContext& c) {
                   "a fixed sampling_ratio is supported");
   if (oh < 1 || ow < 1)
     c.unsupported("output_height and output_width must be positive");
-  checkTableSize(c, double(std::max(oh, ow)) * double(sr), "RoiAlign's sample offsets");
+  c.checkTableSize(double(std::max(oh, ow)) * double(sr), "RoiAlign's sample offsets");
   double scale = c.attrFloat("spatial_scale", 1.0);
   bool halfPixel = ctm == "half_pixel";
   Arith a{c, dt};

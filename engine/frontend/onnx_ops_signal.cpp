@@ -33,13 +33,6 @@ using namespace ir;
 
 namespace {
 
-/// Refuses an import-time table (constant) of more than 2^24 elements.
-void checkTableSize(const NodeContext& c, double elements, const std::string& what) {
-  if (!(elements <= double(1 << 24)))
-    c.unsupported(what + " would need a constant of " + std::to_string(elements) +
-                  " elements (at most 2^24 are built at import time)");
-}
-
 Value matrix(int64_t n, int64_t k, int64_t len, DataType dt, double scale, bool sine) {
   Tensor t(dt, {n, k});
   for (int64_t i = 0; i < n; ++i)
@@ -59,7 +52,7 @@ std::pair<Value, Value> dftLastAxis(NodeContext& c, const Value& xr, const std::
                                     int64_t n, int64_t len, bool onesided, bool inverse,
                                     DataType dt) {
   int64_t k = onesided ? len / 2 + 1 : len;
-  checkTableSize(c, double(n) * double(k), "the DFT matrix (direct products, no FFT)");
+  c.checkTableSize(double(n) * double(k), "the DFT matrix (direct products, no FFT)");
   double s = inverse ? 1.0 / static_cast<double>(len) : 1.0;
   auto mm = [&](const Value& x, double scale, bool sine) {
     return c.op("matmul", {x.expr, matrix(n, k, len, dt, scale, sine).expr});
@@ -190,7 +183,7 @@ void convertSTFT(NodeContext& c) {
     c.unsupported("frame_step must be positive and frame_length at most the signal length");
   bool onesided = c.attrInt("onesided", 1) != 0;
   int64_t frames = (*sigLen - frameLen) / step + 1;
-  checkTableSize(c, double(frames) * double(frameLen), "STFT's frame index table");
+  c.checkTableSize(double(frames) * double(frameLen), "STFT's frame index table");
   std::vector<int64_t> idx;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t i = 0; i < frameLen; ++i)
@@ -226,7 +219,7 @@ void convertMelWeightMatrix(NodeContext& c) {
     c.unsupported("num_mel_bins must be in [1, 2^16] and dft_length in [1, 2^24]");
   int64_t m = static_cast<int64_t>(mels), len = static_cast<int64_t>(dftLen);
   int64_t bins = len / 2 + 1;
-  checkTableSize(c, double(m) * double(bins), "the mel weight matrix");
+  c.checkTableSize(double(m) * double(bins), "the mel weight matrix");
   auto odt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
   if (!odt || !odt->isFloat())
     c.unsupported("output_datatype must be a floating-point type");

@@ -26,13 +26,6 @@ using namespace ir;
 
 namespace {
 
-/// Refuses an import-time table (constant) of more than 2^24 elements.
-void checkTableSize(const NodeContext& c, double elements, const std::string& what) {
-  if (!(elements <= double(1 << 24)))
-    c.unsupported(what + " would need a constant of " + std::to_string(elements) +
-                  " elements (at most 2^24 are built at import time)");
-}
-
 void convertTfIdf(NodeContext& c) {
   if (c.hasAttr("pool_strings"))
     c.unsupported("pool_strings is not supported (string tensors are not)");
@@ -142,7 +135,7 @@ void convertTfIdf(NodeContext& c) {
       counts = c.op("multiply", {counts.expr, wv.expr});
     }
   }
-  checkTableSize(c, double(total) * double(width), "the n-gram to column map");
+  c.checkTableSize(double(total) * double(width), "the n-gram to column map");
   Tensor map(ft, {static_cast<int64_t>(total), width});
   for (size_t i = 0; i < total; ++i)
     map.setDouble(static_cast<int64_t>(i) * width + columns[i], 1.0);

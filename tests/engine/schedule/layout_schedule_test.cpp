@@ -20,13 +20,6 @@ using namespace unity::schedule::testing;
 
 namespace {
 
-const Block* findBlock(const PrimFuncRef& f, const std::string& name) {
-  for (auto* b : allBlocks(f))
-    if (b->name == name)
-      return b;
-  return nullptr;
-}
-
 /// The buffers the block loads from, by name, in load order.
 std::vector<const BufferLoad*> loadsOf(const Block* b) {
   std::vector<const BufferLoad*> out;

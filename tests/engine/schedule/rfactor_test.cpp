@@ -22,13 +22,6 @@ using namespace unity::schedule::testing;
 
 namespace {
 
-const Block* findBlock(const PrimFuncRef& f, const std::string& name) {
-  for (auto* b : allBlocks(f))
-    if (b->name == name)
-      return b;
-  return nullptr;
-}
-
 std::vector<int64_t> shapeOf(const BufferRef& b) {
   std::vector<int64_t> out;
   for (auto& d : b->shape)

@@ -113,6 +113,14 @@ inline std::vector<const ir::Block*> allBlocks(const ir::PrimFuncRef& f) {
   return out;
 }
 
+/// The block of f with this name (null when there is none).
+inline const ir::Block* findBlock(const ir::PrimFuncRef& f, const std::string& name) {
+  for (auto* b : allBlocks(f))
+    if (b->name == name)
+      return b;
+  return nullptr;
+}
+
 /// The message of the unity::Error fn throws ("" if none).
 template <class F> std::string errorOf(F&& fn) {
   try {

@@ -19,13 +19,6 @@ using namespace unity::schedule::testing;
 
 namespace {
 
-const Block* findBlock(const PrimFuncRef& f, const std::string& name) {
-  for (auto* b : allBlocks(f))
-    if (b->name == name)
-      return b;
-  return nullptr;
-}
-
 /// The loops directly around block `name`, outermost first.
 std::vector<const For*> loopsAround(const PrimFuncRef& f, const std::string& name) {
   std::vector<const For*> out;
