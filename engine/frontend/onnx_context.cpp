@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/ir/arith.h"
 #include "engine/op/op.h"
 #include "engine/support/error.h"
 
@@ -87,7 +88,7 @@ void NodeContext::unsupported(const std::string& reason) const { throw Unsupport
 
 bool NodeContext::has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
 
-const Value& NodeContext::in(int i) const {
+const Value& NodeContext::value(int i) const {
   if (!has(i))
     unsupported("input " + std::to_string(i) + " is missing");
   auto it = g_.values.find(node.input(i));
@@ -96,8 +97,71 @@ const Value& NodeContext::in(int i) const {
   return it->second;
 }
 
+const Value& NodeContext::in(int i) const {
+  const Value& v = value(i);
+  if (v.expr || !v.sym)
+    return v;
+  // A symbolic shape value used as data: bind its run-time tensor once. The
+  // binding belongs to this node; the importer undoes it if the node is
+  // refused (GraphState::materialized). Emitting is logically const here:
+  // it only caches the value's expression.
+  Expr e = const_cast<NodeContext*>(this)->materialize(v);
+  Value& stored = g_.values[node.input(i)];
+  stored.expr = e;
+  g_.materialized.push_back(node.input(i));
+  return stored;
+}
+
+Expr NodeContext::materialize(const Value& v) {
+  auto* t = as<TensorSInfo>(v.sinfo);
+  Value m = op("shape_to_tensor", {make<ShapeExpr>(*v.sym)});
+  if (t->ndim == 0)
+    m = op("reshape", {m.expr, make<ShapeExpr>(std::vector<PrimExpr>{})});
+  if (!(t->dtype == DataType::Int64()))
+    m = op("astype", {m.expr}, {{"dtype", t->dtype}});
+  return m.expr;
+}
+
+std::optional<std::vector<PrimExpr>> NodeContext::symInts(int i) const {
+  const Value& v = value(i);
+  if (v.sym)
+    return *v.sym;
+  if (!v.data)
+    return std::nullopt;
+  std::vector<PrimExpr> out;
+  for (int64_t k = 0; k < v.data->numel(); ++k)
+    out.push_back(intImm(intAt(*v.data, k)));
+  return out;
+}
+
+std::vector<PrimExpr> NodeContext::shapeInts(int i, const char* what) const {
+  auto v = symInts(i);
+  if (!v)
+    needConstant(i, what);
+  return *v;
+}
+
+Value NodeContext::symbolic(std::vector<PrimExpr> elems, bool scalar, DataType dt) {
+  std::vector<int64_t> consts;
+  for (auto& e : elems) {
+    e = arith::simplify(e);
+    if (auto c = asConstInt(e))
+      consts.push_back(*c);
+  }
+  std::vector<int64_t> shape;
+  if (!scalar)
+    shape.push_back(static_cast<int64_t>(elems.size()));
+  if (consts.size() == elems.size()) {
+    Tensor t(dt, shape);
+    for (size_t k = 0; k < consts.size(); ++k)
+      setIntAt(t, static_cast<int64_t>(k), consts[k]);
+    return constant(std::move(t));
+  }
+  return Value{nullptr, tensorSInfo(dt, shape), std::nullopt, std::move(elems)};
+}
+
 int NodeContext::rank(int i) const {
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t)
     unsupported("input '" + node.input(i) + "' is not a tensor");
   if (t->ndim < 0)
@@ -106,7 +170,7 @@ int NodeContext::rank(int i) const {
 }
 
 DataType NodeContext::dtype(int i) const {
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t || t->dtype.isVoid())
     unsupported("input '" + node.input(i) + "' has unknown element type");
   return t->dtype;
@@ -114,7 +178,7 @@ DataType NodeContext::dtype(int i) const {
 
 std::vector<PrimExpr> NodeContext::shape(int i) const {
   rank(i);
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t->shape)
     unsupported("input '" + node.input(i) + "' has unknown shape");
   return *t->shape;
@@ -132,7 +196,7 @@ std::vector<int64_t> NodeContext::staticShape(int i, const char* why) const {
 }
 
 const Tensor* NodeContext::constant(int i) const {
-  const Value& v = in(i);
+  const Value& v = value(i);
   return v.data ? &*v.data : nullptr;
 }
 
@@ -240,7 +304,7 @@ Value NodeContext::bind(Expr value, StructInfo sinfo) {
   Span span;
   span.origins = {origin()};
   g_.bindings.push_back(make<VarBinding>(v, std::move(value), span));
-  return Value{v, sinfo, std::nullopt};
+  return Value{v, sinfo, std::nullopt, std::nullopt};
 }
 
 Value NodeContext::op(const std::string& name, std::vector<Expr> args, Attrs attrs) {
@@ -267,7 +331,7 @@ Value NodeContext::tupleItem(const Value& tuple, int index) {
 
 Value NodeContext::constant(Tensor t) {
   Expr c = make<Constant>(t);
-  return Value{c, c->sinfo, std::move(t)};
+  return Value{c, c->sinfo, std::move(t), std::nullopt};
 }
 
 Value NodeContext::scalar(double v, DataType dt) {
@@ -286,7 +350,15 @@ void NodeContext::output(int i, Value v) {
   std::string base = sanitizeName(onnxName);
   int& uses = g_.nameUses[base];
   std::string hint = uses++ ? base + "_" + std::to_string(uses - 1) : base;
-  bool lastOfMine = g_.bindings.size() > firstBinding_ && sameNode(g_.bindings.back()->var, v.expr);
+  if (v.sym && !v.expr) {
+    if (!isGraphOutput) {
+      g_.values[onnxName] = std::move(v);
+      return;
+    }
+    v.expr = materialize(v); // a graph output is a run-time tensor
+  }
+  bool lastOfMine =
+      g_.bindings.size() > firstBinding_ && v.expr && sameNode(g_.bindings.back()->var, v.expr);
   if (lastOfMine) {
     auto& b = g_.bindings.back();
     Var nv = isGraphOutput ? makeVar(hint, v.sinfo) : makeDataflowVar(hint, v.sinfo);

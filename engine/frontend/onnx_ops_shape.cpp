@@ -6,14 +6,19 @@
 // node, or a subgraph folded by onnx_fold.cpp. Where an opset moved an
 // attribute to an input (Squeeze/Unsqueeze/ReduceSum at 13, Split at 13,
 // Slice at 10, Pad at 11), both forms are read according to the node's opset.
-// Shape/Size/ConstantOfShape of static shapes are folded; with symbolic dims
-// they are refused (the result would be a run-time value).
+// Shape/Size of static shapes are folded to constants; with symbolic dims
+// they give symbolic shape values (Value::sym), which Reshape, Expand, Tile,
+// ConstantOfShape and Range read as expressions over the shape variables.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/op/shape_arith.h"
+#include "engine/op/sinfo_util.h"
 
 namespace unity::frontend::detail {
 
@@ -23,19 +28,27 @@ namespace {
 
 Expr shapeExpr(std::vector<PrimExpr> dims) { return make<ShapeExpr>(std::move(dims)); }
 
+std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
+  std::vector<PrimExpr> r;
+  for (int64_t x : v)
+    r.push_back(intImm(x));
+  return r;
+}
+
 void convertReshape(NodeContext& c) {
-  std::vector<int64_t> target =
-      c.opset < 5 ? c.attrInts("shape") : c.constInts(1, "Reshape's shape");
+  // The target may be symbolic: Concat(Gather(Shape(x), 0), -1) gives (n, -1).
+  std::vector<PrimExpr> target =
+      c.opset < 5 ? intExprs(c.attrInts("shape")) : c.shapeInts(1, "Reshape's shape");
   bool allowZero = c.attrInt("allowzero", 0) != 0;
   auto in = c.shape(0);
   std::vector<PrimExpr> dims;
   for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i] == 0 && !allowZero) {
+    if (isConstInt(target[i], 0) && !allowZero) {
       if (i >= in.size())
         c.unsupported("shape value 0 at position " + std::to_string(i) + " has no input dim");
       dims.push_back(in[i]);
     } else {
-      dims.push_back(intImm(target[i]));
+      dims.push_back(target[i]);
     }
   }
   c.output(0, c.op("reshape", {c.expr(0), shapeExpr(dims)}));
@@ -230,7 +243,7 @@ void convertPad(NodeContext& c) {
 }
 
 void convertExpand(NodeContext& c) {
-  auto target = c.constInts(1, "Expand's shape");
+  auto target = c.shapeInts(1, "Expand's shape");
   auto in = c.shape(0);
   size_t n = std::max(target.size(), in.size());
   std::vector<PrimExpr> out(n);
@@ -238,15 +251,20 @@ void convertExpand(NodeContext& c) {
     int64_t ti = static_cast<int64_t>(i) - static_cast<int64_t>(n - target.size());
     int64_t xi = static_cast<int64_t>(i) - static_cast<int64_t>(n - in.size());
     PrimExpr xd = xi >= 0 ? in[xi] : intImm(1);
-    if (ti < 0 || target[ti] == 1)
+    PrimExpr td = ti >= 0 ? target[ti] : intImm(1);
+    auto xc = asConstInt(xd), tc = asConstInt(td);
+    // Bidirectional broadcast: the result is the dim that is not 1.
+    if (tc && *tc == 1)
       out[i] = xd;
-    else if (isConstInt(xd, 1) || (asConstInt(xd) && *asConstInt(xd) == target[ti]))
-      out[i] = intImm(target[ti]);
-    else if (!asConstInt(xd))
-      out[i] = xd; // symbolic dim against a fixed one: must agree at run time
+    else if (xc && *xc == 1)
+      out[i] = td;
+    else if (xc && tc && *xc != *tc)
+      c.unsupported("cannot expand dim " + std::to_string(*xc) + " to " + std::to_string(*tc));
+    else if (xc || tc || op::arith::provablyEqual(xd, td))
+      out[i] = xd; // a symbolic dim against a fixed one must agree at run time
     else
-      c.unsupported("cannot expand dim " + std::to_string(*asConstInt(xd)) + " to " +
-                    std::to_string(target[ti]));
+      c.unsupported("cannot decide at import whether dim " + op::primExprStr(xd) + " expands to " +
+                    op::primExprStr(td) + " (neither is 1 nor provably equal)");
   }
   c.output(0, c.op("broadcast_to", {c.expr(0), shapeExpr(out)}));
 }
@@ -257,18 +275,18 @@ void convertTile(NodeContext& c) {
   if (c.opset < 6)
     c.unsupported("opset " + std::to_string(c.opset) +
                   " Tile (tiles and axis inputs) is not supported; opset 6 and later are");
-  auto reps = c.constInts(1, "Tile's repeats");
+  auto reps = c.shapeInts(1, "Tile's repeats"); // symbolic repeats are fine
   auto in = c.shape(0);
   if (reps.size() != in.size())
     c.unsupported("repeats has " + std::to_string(reps.size()) + " values for rank " +
                   std::to_string(in.size()));
   std::vector<PrimExpr> unit, wide, out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (reps[i] < 0)
+    if (auto r = asConstInt(reps[i]); r && *r < 0)
       c.unsupported("negative repeats");
     unit.insert(unit.end(), {intImm(1), in[i]});
-    wide.insert(wide.end(), {intImm(reps[i]), in[i]});
-    out.push_back(foldMul(intImm(reps[i]), in[i]));
+    wide.insert(wide.end(), {reps[i], in[i]});
+    out.push_back(foldMul(reps[i], in[i]));
   }
   Value x = c.op("reshape", {c.expr(0), shapeExpr(unit)});
   x = c.op("broadcast_to", {x.expr, shapeExpr(wide)});
@@ -432,14 +450,12 @@ void convertConstant(NodeContext& c) {
   }
 }
 
-/// Shape/Size of a static shape (the folder handles constant inputs).
+/// Shape/Size: a constant for a static shape, else a symbolic shape value
+/// over the input's shape variables (see Value::sym).
 void convertShape(NodeContext& c, bool size) {
-  auto shape = c.staticShape(0, size ? "Size" : "Shape");
+  auto shape = c.shape(0);
   if (size) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    c.output(0, NodeContext::constant(int64Tensor({n}, {})));
+    c.output(0, NodeContext::symbolic({op::arith::product(shape)}, true, DataType::Int64()));
     return;
   }
   int64_t rank = static_cast<int64_t>(shape.size());
@@ -447,10 +463,60 @@ void convertShape(NodeContext& c, bool size) {
   auto clampIdx = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   start = clampIdx(start);
   end = clampIdx(end);
-  std::vector<int64_t> vals;
+  std::vector<PrimExpr> vals;
   for (int64_t i = start; i < end; ++i)
     vals.push_back(shape[i]);
-  c.output(0, NodeContext::constant(int64Tensor(vals, {static_cast<int64_t>(vals.size())})));
+  c.output(0, NodeContext::symbolic(vals, false, DataType::Int64()));
+}
+
+/// ConstantOfShape of a symbolic shape: the value broadcast to it.
+void convertConstantOfShape(NodeContext& c) {
+  auto shape = c.shapeInts(0, "ConstantOfShape's shape");
+  for (auto& d : shape)
+    if (auto k = asConstInt(d); k && *k < 0)
+      c.unsupported("negative dimension in ConstantOfShape");
+  Tensor v = c.hasAttr("value") ? c.attrTensor("value") : Tensor(DataType::Float32(), {});
+  if (v.numel() != 1)
+    c.unsupported("ConstantOfShape's value must hold one element");
+  Value scalar = NodeContext::constant(v.reshaped({}));
+  c.output(0, c.op("broadcast_to", {scalar.expr, shapeExpr(shape)}));
+}
+
+/// Range with a symbolic length: delta broadcast to the length, an
+/// exclusive running sum (0, d, 2d, ...) plus start. The length is
+/// max(ceil((limit - start) / delta), 0) over integers, so delta must be a
+/// constant integer (or integral float).
+void convertRange(NodeContext& c) {
+  auto start = c.symInts(0), limit = c.symInts(1);
+  double delta = c.constScalar(2, "Range's delta");
+  if (!start)
+    c.needConstant(0, "Range's start");
+  if (!limit)
+    c.needConstant(1, "Range's limit");
+  if (start->size() != 1 || limit->size() != 1)
+    c.unsupported("start and limit must hold one value");
+  if (delta == 0)
+    c.unsupported("Range with delta 0");
+  if (delta != std::floor(delta))
+    c.unsupported("a symbolic Range needs an integer delta");
+  int64_t d = static_cast<int64_t>(delta);
+  DataType dt = c.dtype(0);
+  PrimExpr span = d > 0 ? (*limit)[0] - (*start)[0] : (*start)[0] - (*limit)[0];
+  int64_t ad = d > 0 ? d : -d;
+  PrimExpr n = floordiv(span + intImm(ad - 1), intImm(ad));
+  // The shape variables are non-negative; max(n, 0) only where that does
+  // not already prove n >= 0 (Range(0, Gather(Shape(x), 2)) needs none).
+  arith::Analyzer an;
+  walkPrimExpr(n, [&](const PrimExpr& e) {
+    if (auto v = cast<PrimVar>(e))
+      an.markNonNegative(v);
+  });
+  if (!an.canProve(ge(n, intImm(0))))
+    n = ir::max(n, intImm(0));
+  Value steps = c.op("broadcast_to",
+                     {NodeContext::scalar(delta, dt).expr, shapeExpr({op::arith::simplify(n)})});
+  Value offsets = c.op("cumsum", {steps.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+  c.output(0, c.op("add", {offsets.expr, c.expr(0)}));
 }
 
 } // namespace
@@ -488,18 +554,8 @@ void addShapeConverters(ConverterTable& t) {
                    {"value", "value_float", "value_floats", "value_int", "value_ints"}};
   t["Shape"] = {[](NodeContext& c) { convertShape(c, false); }, {"start", "end"}};
   t["Size"] = {[](NodeContext& c) { convertShape(c, true); }, {}};
-  t["ConstantOfShape"] = {[](NodeContext& c) {
-                            c.constInts(0, "ConstantOfShape's shape");
-                            c.unsupported("internal: ConstantOfShape was not folded");
-                          },
-                          {"value"}};
-  t["Range"] = {[](NodeContext& c) {
-                  c.constScalar(0, "Range's start");
-                  c.constScalar(1, "Range's limit");
-                  c.constScalar(2, "Range's delta");
-                  c.unsupported("internal: Range was not folded");
-                },
-                {}};
+  t["ConstantOfShape"] = {convertConstantOfShape, {"value"}};
+  t["Range"] = {convertRange, {}};
 }
 
 } // namespace unity::frontend::detail

@@ -53,6 +53,12 @@ int patternOf(const IRModule& m, const Binding& b) {
   auto* c = asCallTIR(b->value);
   if (!c || isa<MatchCast>(b))
     return pattern::kOpaque;
+  // A kernel taking scalar shape parameters (tir_vars: variables such as H
+  // that only occur inside a dimension like (H + 1) // 2) stays alone: a
+  // fused function could not bind them from its tensor parameters, and
+  // FuseTIR does not inline such callees.
+  if (c->args.size() > 2)
+    return pattern::kOpaque;
   BaseFunc f = m->lookup(as<GlobalVar>(c->args[0])->name);
   auto* pf = as<PrimFunc>(f);
   if (!pf)
