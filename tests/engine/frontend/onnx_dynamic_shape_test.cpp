@@ -1,0 +1,304 @@
+// Symbolic shape computations in the ONNX importer: Shape of a tensor with
+// symbolic dims and the arithmetic exporters do on it import as expressions
+// over the input's shape variables, and a model is built once and run at
+// several sizes.
+//
+// The dynamic models under tests/onnx/models (written by gen_dynamic.py)
+// come with outputs computed by ONNX Runtime at three input sizes each; the
+// small models built here check the imported struct info directly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+
+#include "engine/build.h"
+#include "engine/frontend/onnx_importer.h"
+#include "engine/runtime/compare.h"
+#include "engine/support/error.h"
+#include "engine/support/npy.h"
+#include "tests/engine/frontend/onnx_test_util.h"
+
+using namespace unity;
+using namespace unity::ir;
+using unity::testing::OnnxModelBuilder;
+
+namespace {
+
+const Function* mainOf(const IRModule& m) { return as<Function>(m->lookup("main")); }
+
+std::vector<Binding> bindingsOf(const IRModule& m) {
+  std::vector<Binding> out;
+  for (auto& blk : as<SeqExpr>(mainOf(m)->body)->blocks)
+    for (auto& b : blk->bindings)
+      out.push_back(b);
+  return out;
+}
+
+/// The operator names called by main, in order.
+std::vector<std::string> opsOf(const IRModule& m) {
+  std::vector<std::string> out;
+  for (auto& b : bindingsOf(m))
+    if (auto* c = as<Call>(b->value))
+      if (auto* o = as<OpRef>(c->op))
+        out.push_back(o->name);
+  return out;
+}
+
+bool calls(const IRModule& m, const std::string& op) {
+  auto ops = opsOf(m);
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+std::vector<PrimExpr> shapeOf(const StructInfo& s) {
+  auto* t = as<TensorSInfo>(s);
+  if (!t || !t->shape)
+    throw Error("no tensor shape");
+  return *t->shape;
+}
+
+std::vector<PrimExpr> paramShape(const IRModule& m, size_t i) {
+  return shapeOf(mainOf(m)->params.at(i)->sinfo);
+}
+
+std::vector<PrimExpr> resultShape(const IRModule& m) {
+  return shapeOf(as<SeqExpr>(mainOf(m)->body)->body->sinfo);
+}
+
+Tensor randomTensor(std::vector<int64_t> shape, int seed) {
+  Tensor t(DataType::Float32(), std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.setDouble(i, double((i * 7 + seed * 13) % 17) / 8.0 - 1.0);
+  return t;
+}
+
+/// Conv (1 -> 2 channels, 1x1) of X (N, 1, H, W) then the PyTorch flatten
+/// Shape -> Gather(0) -> Unsqueeze -> Concat(-1) -> Reshape.
+OnnxModelBuilder flattenModel() {
+  OnnxModelBuilder b;
+  b.input("X", {std::string("N"), int64_t(1), int64_t(3), int64_t(3)});
+  b.initializer("w", {2, 1, 1, 1}, {1.0f, -2.0f});
+  b.intInitializer("zero", {0});
+  b.intInitializer("minus1", {-1});
+  b.node("Conv", {"X", "w"}, {"c"});
+  b.node("Shape", {"c"}, {"s"});
+  b.node("Gather", {"s", "zero"}, {"n"}); // 1-D index: a (1,) value
+  b.node("Concat", {"n", "minus1"}, {"target"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(3), "axis", 0);
+  b.node("Reshape", {"c", "target"}, {"Y"}, "flatten");
+  b.output("Y");
+  return b;
+}
+
+} // namespace
+
+TEST(OnnxSymbolicShape, FlattenTargetIsAnExpressionOverTheBatchVariable) {
+  IRModule m = frontend::importOnnxBytes(flattenModel().bytes());
+  PrimExpr n = paramShape(m, 0)[0];
+  ASSERT_TRUE(isa<PrimVar>(n));
+  auto out = resultShape(m);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(sameNode(out[0], n));
+  EXPECT_TRUE(isConstInt(out[1], 18));
+  // The shape subgraph left no run-time computation behind.
+  EXPECT_EQ(opsOf(m), (std::vector<std::string>{"nn.conv2d", "reshape"}));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (int64_t batch : {1, 3}) {
+    Tensor x = randomTensor({batch, 1, 3, 3}, int(batch));
+    auto y = r.executable->runTensors({x});
+    ASSERT_EQ(y.size(), 1u);
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{batch, 18}));
+    for (int64_t i = 0; i < batch; ++i)
+      for (int64_t k = 0; k < 9; ++k) {
+        double v = x.getDouble(i * 9 + k);
+        EXPECT_FLOAT_EQ(y[0].getDouble(i * 18 + k), v);
+        EXPECT_FLOAT_EQ(y[0].getDouble(i * 18 + 9 + k), -2.0 * v);
+      }
+  }
+}
+
+TEST(OnnxSymbolicShape, ResizeToTheSizeOfASkipConnectionHasItsSymbolicDims) {
+  OnnxModelBuilder b;
+  b.input("coarse", {std::string("N"), int64_t(2), std::string("h"), std::string("w")});
+  b.input("skip", {std::string("N"), int64_t(2), std::string("H"), std::string("W")});
+  b.node("Shape", {"skip"}, {"s"});
+  b.node("Resize", {"coarse", "", "", "s"}, {"up"}, "resize");
+  b.node("Add", {"up", "skip"}, {"Y"});
+  b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  auto skip = paramShape(m, 1), out = resultShape(m);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_TRUE(sameNode(out[2], skip[2]));
+  EXPECT_TRUE(sameNode(out[3], skip[3]));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (auto [h, w, H, W] : {std::array<int64_t, 4>{2, 3, 4, 6}, {3, 2, 5, 7}}) {
+    Tensor coarse = randomTensor({1, 2, h, w}, int(h)), zeros(DataType::Float32(), {1, 2, H, W});
+    for (int64_t i = 0; i < zeros.numel(); ++i)
+      zeros.setDouble(i, 0.0);
+    auto y = r.executable->runTensors({coarse, zeros});
+    ASSERT_EQ(y.size(), 1u);
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{1, 2, H, W}));
+    // Default nearest mode, half_pixel, round_prefer_floor: source index
+    // round((o + 0.5) * in / out - 0.5), ties down, clamped.
+    auto src = [](int64_t o, int64_t in, int64_t out) {
+      double x = (double(o) + 0.5) * double(in) / double(out) - 0.5;
+      double f = std::floor(x);
+      int64_t i = x - f > 0.5 ? int64_t(f) + 1 : int64_t(f);
+      return std::clamp<int64_t>(i, 0, in - 1);
+    };
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t i = 0; i < H; ++i)
+        for (int64_t j = 0; j < W; ++j)
+          EXPECT_FLOAT_EQ(y[0].getDouble((c * H + i) * W + j),
+                          coarse.getDouble((c * h + src(i, h, H)) * w + src(j, w, W)))
+              << H << "x" << W << " at " << c << "," << i << "," << j;
+  }
+}
+
+TEST(OnnxSymbolicShape, ShapeAsAGraphOutputIsComputedAtRunTime) {
+  OnnxModelBuilder b;
+  b.input("X", {std::string("a"), int64_t(2), std::string("b")});
+  b.node("Shape", {"X"}, {"s"});
+  b.node("Size", {"X"}, {"n"});
+  b.output("s");
+  b.output("n");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  EXPECT_TRUE(calls(m, "shape_to_tensor"));
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (auto [a, bb] : {std::pair<int64_t, int64_t>{1, 5}, {4, 3}}) {
+    auto out = r.executable->runTensors({randomTensor({a, 2, bb}, 1)});
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{3}));
+    EXPECT_EQ(out[0].dtype(), DataType::Int64());
+    EXPECT_EQ(out[0].getDouble(0), double(a));
+    EXPECT_EQ(out[0].getDouble(1), 2.0);
+    EXPECT_EQ(out[0].getDouble(2), double(bb));
+    ASSERT_EQ(out[1].ndim(), 0);
+    EXPECT_EQ(out[1].getDouble(0), double(a * 2 * bb));
+  }
+}
+
+TEST(OnnxSymbolicShape, ComputedDimsReshapeRangeConstantOfShapeExpandAndTile) {
+  // X (N, 6, W): Reshape to (N, 3, W * 2) by Shape -> Gather -> Div/Mul ->
+  // Concat; Range(0, W * 2) added along the last axis; ConstantOfShape,
+  // Expand and Tile to computed shapes.
+  OnnxModelBuilder b;
+  b.input("X", {std::string("N"), int64_t(6), std::string("W")});
+  b.intInitializer("i0", {0});
+  b.intInitializer("i2", {2});
+  b.intInitializer("two", {2});
+  b.intInitializer("one", {1});
+  b.node("Shape", {"X"}, {"s"});
+  b.node("Gather", {"s", "i0"}, {"n"});
+  b.node("Gather", {"s", "i2"}, {"w"});
+  b.node("Mul", {"w", "two"}, {"w2"});
+  b.node("Gather", {"s", "one"}, {"c"});
+  b.node("Div", {"c", "two"}, {"c2"});
+  b.node("Concat", {"n", "c2", "w2"}, {"target"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(6), "axis", 0);
+  b.node("Reshape", {"X", "target"}, {"r"});
+  // Range over the scalar W * 2 (Squeeze of the 1-element value).
+  b.node("Squeeze", {"w2"}, {"w2s"});
+  b.node("Squeeze", {"i0"}, {"zero_s"});
+  b.node("Squeeze", {"one"}, {"one_s"});
+  b.node("Range", {"zero_s", "w2s", "one_s"}, {"pos"});
+  b.node("Cast", {"pos"}, {"posf"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(12), "to", onnx::TensorProto::FLOAT);
+  b.node("Add", {"r", "posf"}, {"r1"});
+  b.node("ConstantOfShape", {"target"}, {"ones"});
+  auto* value = b.graph->mutable_node(14)->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(1.0f);
+  b.node("Add", {"r1", "ones"}, {"r2"});
+  b.initializer("row", {1, 1, 1}, {10.0f});
+  b.node("Expand", {"row", "target"}, {"tens"});
+  b.node("Add", {"r2", "tens"}, {"r3"});
+  b.node("Concat", {"n", "c2", "one"}, {"reps"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(18), "axis", 0);
+  b.initializer("col", {1, 1, 1}, {100.0f});
+  b.node("Tile", {"col", "reps"}, {"hundreds"});
+  b.node("Add", {"r3", "hundreds"}, {"Y"});
+  b.output("Y");
+
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  auto x = paramShape(m, 0), out = resultShape(m);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(sameNode(out[0], x[0]));
+  EXPECT_TRUE(isConstInt(out[1], 3));
+  EXPECT_FALSE(asConstInt(out[2])); // W * 2
+  EXPECT_FALSE(calls(m, "shape_to_tensor"));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (auto [n, w] : {std::pair<int64_t, int64_t>{1, 2}, {2, 5}}) {
+    Tensor in = randomTensor({n, 6, w}, int(w));
+    auto y = r.executable->runTensors({in});
+    ASSERT_EQ(y.size(), 1u);
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{n, 3, 2 * w}));
+    for (int64_t i = 0; i < y[0].numel(); ++i) {
+      int64_t pos = i % (2 * w);
+      EXPECT_FLOAT_EQ(y[0].getDouble(i), in.getDouble(i) + double(pos) + 1 + 10 + 100) << i;
+    }
+  }
+}
+
+TEST(OnnxSymbolicShape, ARunTimeShapeOperandIsStillRefusedNamingTheInput) {
+  // A shape computed from tensor *data* (not from a shape) cannot be an
+  // expression over shape variables: Reshape names the value.
+  OnnxModelBuilder b;
+  b.input("X", {std::string("N"), int64_t(4)});
+  b.input("T", {int64_t(2)}, onnx::TensorProto::INT64);
+  b.node("Shape", {"X"}, {"s"});
+  b.node("Add", {"s", "T"}, {"target"}); // symbolic + run-time data
+  b.node("Reshape", {"X", "target"}, {"Y"}, "reshape");
+  b.output("Y");
+  try {
+    frontend::importOnnxBytes(b.bytes());
+    FAIL() << "expected an UnsupportedModelError";
+  } catch (const frontend::UnsupportedModelError& e) {
+    ASSERT_EQ(e.nodes().size(), 1u);
+    EXPECT_EQ(e.nodes()[0].node, "reshape");
+    EXPECT_NE(e.nodes()[0].reason.find("'target'"), std::string::npos) << e.what();
+  }
+}
+
+// ---- the dynamic models with ONNX Runtime references ----
+
+class DynamicOnnxModel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DynamicOnnxModel, BuildsOnceAndMatchesOnnxRuntimeAtEverySize) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/onnx/models" / GetParam();
+  IRModule m = frontend::importOnnx((dir / "model.onnx").string());
+  bool symbolic = false;
+  for (auto& d : paramShape(m, 0))
+    symbolic |= !asConstInt(d).has_value();
+  EXPECT_TRUE(symbolic) << "the model's input has no symbolic dim";
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  int sizes = 0;
+  for (int k = 0; fs::exists(dir / ("size_" + std::to_string(k))); ++k, ++sizes) {
+    fs::path sd = dir / ("size_" + std::to_string(k));
+    std::vector<Tensor> want;
+    for (int j = 0; fs::exists(sd / ("output_" + std::to_string(j) + ".npy")); ++j)
+      want.push_back(readNpy((sd / ("output_" + std::to_string(j) + ".npy")).string()));
+    ASSERT_FALSE(want.empty()) << sd;
+    auto got = r.executable->runTensors({readNpy((sd / "input_0.npy").string())});
+    auto diff = runtime::compareTensorLists(got, want, {1e-4, 1e-4});
+    EXPECT_TRUE(diff.same()) << sd << ": " << diff.structural << " " << diff.mismatches
+                             << " mismatches, max abs " << diff.maxAbs;
+  }
+  EXPECT_GE(sizes, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DynamicOnnxModel,
+                         ::testing::Values("classifier_flatten", "detector_fpn", "recognizer_seq"));
