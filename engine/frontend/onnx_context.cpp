@@ -141,6 +141,42 @@ std::vector<PrimExpr> NodeContext::shapeInts(int i, const char* what) const {
   return *v;
 }
 
+std::vector<PrimExpr> NodeContext::shapeIntsOrRuntime(int i, const char* what) {
+  if (auto v = symInts(i))
+    return *v;
+  auto* t = as<TensorSInfo>(value(i).sinfo);
+  if (!t || t->ndim != 1 || !t->shape || !asConstInt((*t->shape)[0]) || !t->dtype.isIntegral())
+    needConstant(i, std::string(what) + " (a 1-D integer tensor of static length when computed "
+                                        "at run time)");
+  return runtimeShape(in(i), node.input(i));
+}
+
+std::vector<PrimExpr> NodeContext::runtimeShape(const Value& t, const std::string& hint,
+                                                const std::vector<PrimExpr>& known) {
+  auto* ts = as<TensorSInfo>(t.sinfo);
+  std::optional<int64_t> len;
+  if (ts && ts->ndim == 1 && ts->shape)
+    len = asConstInt((*ts->shape)[0]);
+  if (!len || !ts->dtype.isIntegral())
+    unsupported("a shape computed at run time must be a 1-D integer tensor of static length");
+  Expr x = t.expr;
+  if (!(ts->dtype == DataType::Int64()))
+    x = op("astype", {x}, {{"dtype", DataType::Int64()}}).expr;
+  Value s = op("tensor_to_shape", {x});
+  std::vector<PrimExpr> vars;
+  std::string base = sanitizeName(hint);
+  for (int64_t k = 0; k < *len; ++k)
+    vars.push_back(k < static_cast<int64_t>(known.size()) && known[k]
+                       ? known[k]
+                       : PrimExpr(primVar(base + "_" + std::to_string(k))));
+  StructInfo pattern = shapeSInfo(vars);
+  Var v = makeDataflowVar("lv" + std::to_string(g_.bindings.size()), pattern);
+  Span span;
+  span.origins = {origin()};
+  g_.bindings.push_back(make<MatchCast>(v, s.expr, pattern, span));
+  return vars;
+}
+
 Value NodeContext::symbolic(std::vector<PrimExpr> elems, bool scalar, DataType dt) {
   std::vector<int64_t> consts;
   for (auto& e : elems) {

@@ -92,6 +92,16 @@ public:
   std::optional<std::vector<ir::PrimExpr>> symInts(int i) const;
   /// symInts, or refused as needConstant when input i is a run-time value.
   std::vector<ir::PrimExpr> shapeInts(int i, const char* what) const;
+  /// symInts, or for a run-time value (computed from data) its elements as
+  /// fresh shape variables bound at run time (runtimeShape).
+  std::vector<ir::PrimExpr> shapeIntsOrRuntime(int i, const char* what);
+  /// The elements of a run-time 1-D integer tensor of static length as fresh
+  /// shape variables `hint_0`, `hint_1`...: binds tensor_to_shape and a
+  /// match_cast that defines them when the executor reads the values. A
+  /// non-null `known[k]` is used for element k instead (the match_cast then
+  /// checks it at run time).
+  std::vector<ir::PrimExpr> runtimeShape(const Value& t, const std::string& hint,
+                                         const std::vector<ir::PrimExpr>& known = {});
   /// Refuses because input i must be known at import time and is not.
   [[noreturn]] void needConstant(int i, const std::string& what) const;
 

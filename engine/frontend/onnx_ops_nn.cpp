@@ -612,8 +612,17 @@ void convertResize(NodeContext& c, bool upsample) {
   std::vector<PrimExpr> out;
   std::vector<double> scales;
   int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
-  if (!upsample && c.opset >= 11 && c.has(sizesInput))
-    out = c.shapeInts(sizesInput, "Resize's sizes"); // empty = use scales
+  if (!upsample && c.opset >= 11 && c.has(sizesInput)) {
+    if (c.symInts(sizesInput)) {
+      out = c.shapeInts(sizesInput, "Resize's sizes"); // empty = use scales
+    } else if (c.rank(sizesInput) == 1 && isConstInt(c.shape(sizesInput)[0], 4)) {
+      // Sizes computed from data: fresh variables for H and W; N and C must
+      // be the input's, which the match_cast checks at run time.
+      out = c.runtimeShape(c.in(sizesInput), c.node.input(sizesInput), {in[0], in[1]});
+    } else {
+      out = c.shapeIntsOrRuntime(sizesInput, "Resize's sizes");
+    }
+  }
   if (out.empty()) {
     if (upsample && c.opset < 9)
       scales = c.attrFloats("scales");

@@ -35,11 +35,49 @@ std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
   return r;
 }
 
+/// Reshape to a target computed from data: 0 (copy the input's dim, unless
+/// allowzero) and -1 (the remaining count) are resolved by graph operators
+/// at run time, then the values become fresh shape variables.
+void reshapeToRuntimeTarget(NodeContext& c, bool allowZero) {
+  auto in = c.shape(0);
+  Value tv = c.in(1);
+  auto* ts = as<TensorSInfo>(tv.sinfo);
+  if (!ts || ts->ndim != 1 || !ts->shape || !asConstInt((*ts->shape)[0]) || !ts->dtype.isIntegral())
+    c.needConstant(1, "Reshape's shape (a 1-D integer tensor of static length when computed at "
+                      "run time)");
+  int64_t k = *asConstInt((*ts->shape)[0]);
+  DataType i64 = DataType::Int64();
+  Expr t = tv.expr;
+  if (!(ts->dtype == i64))
+    t = c.op("astype", {t}, {{"dtype", i64}}).expr;
+  auto scalar = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  if (!allowZero) {
+    std::vector<PrimExpr> copy;
+    for (int64_t i = 0; i < k; ++i)
+      copy.push_back(i < static_cast<int64_t>(in.size()) ? in[i] : intImm(0));
+    Value inDims = c.op("shape_to_tensor", {shapeExpr(copy)});
+    Value zero = c.op("equal", {t, scalar(0)});
+    t = c.op("where", {zero.expr, inDims.expr, t}).expr;
+  }
+  Value infer = c.op("equal", {t, scalar(-1)});
+  Value others = c.op("where", {infer.expr, scalar(1), t});
+  Value known = c.op("prod", {others.expr}, {{"keepdims", false}});
+  known = c.op("maximum", {known.expr, scalar(1)}); // no division by zero
+  Value count = c.op("shape_to_tensor", {shapeExpr({op::arith::product(in)})});
+  count = c.op("reshape", {count.expr, shapeExpr({})});
+  Value fill = c.op("floor_divide", {count.expr, known.expr});
+  Value target = c.op("where", {infer.expr, fill.expr, t});
+  auto dims = c.runtimeShape(target, c.node.input(1));
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr(dims)}));
+}
+
 void convertReshape(NodeContext& c) {
+  bool allowZero = c.attrInt("allowzero", 0) != 0;
+  if (c.opset >= 5 && !c.symInts(1))
+    return reshapeToRuntimeTarget(c, allowZero);
   // The target may be symbolic: Concat(Gather(Shape(x), 0), -1) gives (n, -1).
   std::vector<PrimExpr> target =
       c.opset < 5 ? intExprs(c.attrInts("shape")) : c.shapeInts(1, "Reshape's shape");
-  bool allowZero = c.attrInt("allowzero", 0) != 0;
   auto in = c.shape(0);
   std::vector<PrimExpr> dims;
   for (size_t i = 0; i < target.size(); ++i) {
@@ -243,7 +281,7 @@ void convertPad(NodeContext& c) {
 }
 
 void convertExpand(NodeContext& c) {
-  auto target = c.shapeInts(1, "Expand's shape");
+  auto target = c.shapeIntsOrRuntime(1, "Expand's shape");
   auto in = c.shape(0);
   size_t n = std::max(target.size(), in.size());
   std::vector<PrimExpr> out(n);
@@ -275,7 +313,7 @@ void convertTile(NodeContext& c) {
   if (c.opset < 6)
     c.unsupported("opset " + std::to_string(c.opset) +
                   " Tile (tiles and axis inputs) is not supported; opset 6 and later are");
-  auto reps = c.shapeInts(1, "Tile's repeats"); // symbolic repeats are fine
+  auto reps = c.shapeIntsOrRuntime(1, "Tile's repeats"); // symbolic or run-time
   auto in = c.shape(0);
   if (reps.size() != in.size())
     c.unsupported("repeats has " + std::to_string(reps.size()) + " values for rank " +
@@ -471,7 +509,7 @@ void convertShape(NodeContext& c, bool size) {
 
 /// ConstantOfShape of a symbolic shape: the value broadcast to it.
 void convertConstantOfShape(NodeContext& c) {
-  auto shape = c.shapeInts(0, "ConstantOfShape's shape");
+  auto shape = c.shapeIntsOrRuntime(0, "ConstantOfShape's shape");
   for (auto& d : shape)
     if (auto k = asConstInt(d); k && *k < 0)
       c.unsupported("negative dimension in ConstantOfShape");
@@ -482,26 +520,10 @@ void convertConstantOfShape(NodeContext& c) {
   c.output(0, c.op("broadcast_to", {scalar.expr, shapeExpr(shape)}));
 }
 
-/// Range with a symbolic length: delta broadcast to the length, an
-/// exclusive running sum (0, d, 2d, ...) plus start. The length is
-/// max(ceil((limit - start) / delta), 0) over integers, so delta must be a
-/// constant integer (or integral float).
-void convertRange(NodeContext& c) {
-  auto start = c.symInts(0), limit = c.symInts(1);
-  double delta = c.constScalar(2, "Range's delta");
-  if (!start)
-    c.needConstant(0, "Range's start");
-  if (!limit)
-    c.needConstant(1, "Range's limit");
-  if (start->size() != 1 || limit->size() != 1)
-    c.unsupported("start and limit must hold one value");
-  if (delta == 0)
-    c.unsupported("Range with delta 0");
-  if (delta != std::floor(delta))
-    c.unsupported("a symbolic Range needs an integer delta");
-  int64_t d = static_cast<int64_t>(delta);
-  DataType dt = c.dtype(0);
-  PrimExpr span = d > 0 ? (*limit)[0] - (*start)[0] : (*start)[0] - (*limit)[0];
+/// max(ceil((limit - start) / d), 0) over integers, without the max where
+/// the shape variables' non-negativity already proves it.
+PrimExpr symbolicRangeLength(const PrimExpr& start, const PrimExpr& limit, int64_t d) {
+  PrimExpr span = d > 0 ? limit - start : start - limit;
   int64_t ad = d > 0 ? d : -d;
   PrimExpr n = floordiv(span + intImm(ad - 1), intImm(ad));
   // The shape variables are non-negative; max(n, 0) only where that does
@@ -513,10 +535,49 @@ void convertRange(NodeContext& c) {
   });
   if (!an.canProve(ge(n, intImm(0))))
     n = ir::max(n, intImm(0));
-  Value steps = c.op("broadcast_to",
-                     {NodeContext::scalar(delta, dt).expr, shapeExpr({op::arith::simplify(n)})});
-  Value offsets = c.op("cumsum", {steps.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
-  c.output(0, c.op("add", {offsets.expr, c.expr(0)}));
+  return n;
+}
+
+/// Range whose length is not known at import time. The length n is
+/// max(ceil((limit - start) / delta), 0): a symbolic expression when start
+/// and limit are symbolic shape values and delta a constant integer, else
+/// computed at run time (in float64) and bound to a fresh shape variable.
+/// The values are start + i * delta for i = 0..n-1 (an exclusive running
+/// sum of ones gives i).
+void convertRange(NodeContext& c) {
+  for (int i = 0; i < 3; ++i)
+    if (c.rank(i) != 0)
+      c.unsupported("start, limit and delta must be scalars");
+  DataType dt = c.dtype(0);
+  auto start = c.symInts(0), limit = c.symInts(1);
+  const Tensor* deltaT = c.constant(2);
+  std::optional<int64_t> d;
+  if (deltaT && deltaT->numel() == 1 && deltaT->getDouble(0) == std::floor(deltaT->getDouble(0)))
+    d = static_cast<int64_t>(deltaT->getDouble(0));
+  if (d && *d == 0)
+    c.unsupported("Range with delta 0");
+  PrimExpr n;
+  if (start && limit && d) {
+    n = symbolicRangeLength((*start)[0], (*limit)[0], *d);
+  } else {
+    DataType f64 = DataType::Float(64);
+    auto asF64 = [&](int i) { return c.op("astype", {c.expr(i)}, {{"dtype", f64}}).expr; };
+    Value span = c.op("subtract", {asF64(1), asF64(0)});
+    Value steps = c.op("ceil", {c.op("divide", {span.expr, asF64(2)}).expr});
+    steps = c.op("maximum", {steps.expr, NodeContext::scalar(0, f64).expr});
+    Value len = c.op("astype", {steps.expr}, {{"dtype", DataType::Int64()}});
+    len = c.op("reshape", {len.expr, shapeExpr({intImm(1)})});
+    n = c.runtimeShape(len, c.node.output(0) + "_len")[0];
+  }
+  Value ones = c.op("broadcast_to", {NodeContext::scalar(1, DataType::Int64()).expr,
+                                     shapeExpr({op::arith::simplify(n)})});
+  Value iota = c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+  Expr values = iota.expr;
+  if (!(dt == DataType::Int64()))
+    values = c.op("astype", {values}, {{"dtype", dt}}).expr;
+  if (!d || *d != 1)
+    values = c.op("multiply", {values, c.expr(2)}).expr;
+  c.output(0, c.op("add", {values, c.expr(0)}));
 }
 
 } // namespace

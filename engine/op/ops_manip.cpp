@@ -448,6 +448,20 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
   return tensorSInfo(out, {(*x.shape)[0], (*x.shape)[1], outHW[0], outHW[1]});
 }
 
+StructInfo deduceTensorToShape(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (!x.dtype.isVoid() && !x.dtype.isIntegral())
+    fail(call, ctx, "needs an integer tensor, got " + x.dtype.str());
+  if (x.ndim >= 0 && x.ndim != 1)
+    fail(call, ctx, fmt::format("needs a 1-D tensor, got rank {}", x.ndim));
+  if (!x.shape)
+    return make<ShapeSInfo>(-1);
+  auto n = asConstInt((*x.shape)[0]);
+  if (!n)
+    return make<ShapeSInfo>(-1);
+  return make<ShapeSInfo>(static_cast<int>(*n));
+}
+
 StructInfo deduceShapeToTensor(const Call& call, const DeduceContext& ctx) {
   int n = -1;
   shapeArg(call, ctx, 0, &n);
@@ -549,6 +563,14 @@ void registerManipulationOps() {
         {"pad_mode", Type::String, false, std::string("constant"), "constant | edge | reflect"}},
        deducePad,
        "pad every axis"});
+  registerOp({"tensor_to_shape",
+              1,
+              1,
+              OpPattern::Opaque,
+              {},
+              deduceTensorToShape,
+              "the values of a 1-D integer tensor as a shape (read by the executor at run time; "
+              "match_cast then names them)"});
   registerOp({"shape_to_tensor",
               1,
               1,

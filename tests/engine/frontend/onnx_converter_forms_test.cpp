@@ -163,15 +163,24 @@ TEST(OnnxForms, Opset3ConcatDefaultsToAxis1AndOpset5CastNamesItsType) {
 }
 
 TEST(OnnxForms, ShapeInputIsReportedSpecializableAndSpecializationFoldsIt) {
+  // Slice's bounds must be known at import time: a graph input is named.
+  OnnxModelBuilder s;
+  s.input("X", {int64_t(2), int64_t(6)});
+  s.input("ends", {int64_t(1)}, onnx::TensorProto::INT64);
+  s.intInitializer("starts", {0});
+  s.node("Slice", {"X", "starts", "ends"}, {"Y"}, "slice");
+  s.output("Y");
+  auto r = refusal(s);
+  EXPECT_EQ(r.specializable, "ends");
+  EXPECT_EQ(r.specializableIndex, 1);
+
+  // A Reshape's target may be a run-time value; specializing it still
+  // folds it into a constant.
   OnnxModelBuilder b;
   b.input("X", {int64_t(2), int64_t(6)});
   b.input("shape", {int64_t(2)}, onnx::TensorProto::INT64);
   b.node("Reshape", {"X", "shape"}, {"Y"}, "reshape");
   b.output("Y");
-  auto r = refusal(b);
-  EXPECT_EQ(r.specializable, "shape");
-  EXPECT_EQ(r.specializableIndex, 1);
-
   frontend::ImportOptions o;
   o.inputValues["shape"] = int64s({2}, {3, -1});
   IRModule m = frontend::importOnnxBytes(b.bytes(), o);
@@ -395,33 +404,36 @@ TEST(OnnxForms, TileRepeatsEachAxis) {
 TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization) {
   OnnxModelBuilder b(13);
   b.input("X", {int64_t(4)});
-  b.input("n", {}, onnx::TensorProto::INT64);
-  b.initializer("zero", {}, {0});
-  b.initializer("one", {}, {1});
-  OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"nf"}), "to", onnx::TensorProto::FLOAT);
-  b.node("Range", {"zero", "nf", "one"}, {"r"}, "range");
-  b.node("Add", {"r", "X"}, {"Y"});
+  b.input("n", {int64_t(1)}, onnx::TensorProto::INT32);
+  b.intInitializer("zero", {0});
+  b.intInitializer("one", {1});
+  OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"ni"}), "to", onnx::TensorProto::INT64);
+  b.node("Add", {"ni", "one"}, {"end"});
+  b.node("Slice", {"X", "zero", "end"}, {"Y"}, "slice");
   b.output("Y");
   auto r = refusal(b);
-  EXPECT_EQ(r.node, "range");
-  EXPECT_EQ(r.specializable, "n"); // 'nf' is computed from 'n' only
+  EXPECT_EQ(r.node, "slice");
+  EXPECT_EQ(r.specializable, "n"); // 'end' is computed from 'n' only
   EXPECT_EQ(r.specializableIndex, 1);
 
   frontend::ImportOptions o;
-  o.inputValues["n"] = int64s({}, {4});
+  Tensor n(DataType::Int32(), {1});
+  n.setDouble(0, 2);
+  o.inputValues["n"] = n;
   auto x = std::vector<float>{10, 20, 30, 40};
   auto out = importAndRun(b, {floats({4}, x)}, o);
-  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{4}));
-  for (int i = 0; i < 4; ++i)
-    EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i] + i);
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{3}));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i]);
 
   // A value that also depends on a float input is not traced back.
   OnnxModelBuilder c(13);
   c.input("X", {int64_t(1)});
   c.input("n", {int64_t(1)}, onnx::TensorProto::INT64);
+  c.intInitializer("zero", {0});
   OnnxModelBuilder::attrInt(c.node("Cast", {"X"}, {"xi"}), "to", onnx::TensorProto::INT64);
   c.node("Add", {"xi", "n"}, {"s"});
-  c.node("Reshape", {"X", "s"}, {"Y"}, "reshape");
+  c.node("Slice", {"X", "zero", "s"}, {"Y"}, "slice");
   c.output("Y");
   EXPECT_EQ(refusal(c).specializable, "");
 }

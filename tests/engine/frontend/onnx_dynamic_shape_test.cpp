@@ -251,23 +251,76 @@ TEST(OnnxSymbolicShape, ComputedDimsReshapeRangeConstantOfShapeExpandAndTile) {
   }
 }
 
-TEST(OnnxSymbolicShape, ARunTimeShapeOperandIsStillRefusedNamingTheInput) {
-  // A shape computed from tensor *data* (not from a shape) cannot be an
-  // expression over shape variables: Reshape names the value.
+TEST(OnnxSymbolicShape, AShapeComputedFromDataBindsFreshVariablesAtRunTime) {
+  // Reshape(X, T) with T a graph input: 0 copies X's dim, -1 takes the
+  // rest; the resolved values become the shape variables T_0, T_1, T_2 of
+  // a match_cast. One build runs with different targets.
   OnnxModelBuilder b;
-  b.input("X", {std::string("N"), int64_t(4)});
-  b.input("T", {int64_t(2)}, onnx::TensorProto::INT64);
-  b.node("Shape", {"X"}, {"s"});
-  b.node("Add", {"s", "T"}, {"target"}); // symbolic + run-time data
-  b.node("Reshape", {"X", "target"}, {"Y"}, "reshape");
+  b.input("X", {std::string("N"), int64_t(6)});
+  b.input("T", {int64_t(3)}, onnx::TensorProto::INT64);
+  b.node("Reshape", {"X", "T"}, {"Y"}, "reshape");
   b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  EXPECT_TRUE(calls(m, "tensor_to_shape"));
+  bool matchCast = false;
+  for (auto& bnd : bindingsOf(m))
+    matchCast |= isa<MatchCast>(bnd);
+  EXPECT_TRUE(matchCast);
+  auto out = resultShape(m);
+  ASSERT_EQ(out.size(), 3u);
+  for (auto& d : out)
+    EXPECT_TRUE(isa<PrimVar>(d));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  auto target = [](std::vector<int64_t> v) {
+    Tensor t(DataType::Int64(), {3});
+    for (int64_t i = 0; i < 3; ++i)
+      t.setDouble(i, double(v[i]));
+    return t;
+  };
+  struct Case {
+    int64_t n;
+    std::vector<int64_t> t, want;
+  };
+  for (const Case& k : {Case{2, {0, 3, 2}, {2, 3, 2}}, Case{4, {-1, 2, 4}, {3, 2, 4}},
+                        Case{2, {2, 0, -1}, {2, 6, 1}}}) {
+    Tensor x = randomTensor({k.n, 6}, int(k.n));
+    auto y = r.executable->runTensors({x, target(k.t)});
+    ASSERT_EQ(y.size(), 1u);
+    EXPECT_EQ(y[0].shape(), k.want);
+    for (int64_t i = 0; i < x.numel() && i < y[0].numel(); ++i)
+      EXPECT_EQ(y[0].getDouble(i), x.getDouble(i));
+  }
+}
+
+TEST(OnnxSymbolicShape, RunTimeSizesThatChangeTheBatchAreAnErrorAtRunTime) {
+  // Resize's sizes from data: H and W are fresh variables, N and C must be
+  // the input's, which the match_cast checks when it runs.
+  OnnxModelBuilder b;
+  b.input("X", {int64_t(1), int64_t(1), int64_t(2), int64_t(2)});
+  b.input("sizes", {int64_t(4)}, onnx::TensorProto::INT64);
+  b.node("Resize", {"X", "", "", "sizes"}, {"Y"});
+  b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  auto sizes = [](int64_t n, int64_t h, int64_t w) {
+    Tensor t(DataType::Int64(), {4});
+    for (int64_t i = 0; i < 4; ++i)
+      t.setDouble(i, double(std::vector<int64_t>{n, 1, h, w}[i]));
+    return t;
+  };
+  Tensor x = randomTensor({1, 1, 2, 2}, 3);
+  auto y = r.executable->runTensors({x, sizes(1, 4, 6)});
+  ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{1, 1, 4, 6}));
+  EXPECT_EQ(r.executable->runTensors({x, sizes(1, 3, 1)})[0].shape(),
+            (std::vector<int64_t>{1, 1, 3, 1}));
   try {
-    frontend::importOnnxBytes(b.bytes());
-    FAIL() << "expected an UnsupportedModelError";
-  } catch (const frontend::UnsupportedModelError& e) {
-    ASSERT_EQ(e.nodes().size(), 1u);
-    EXPECT_EQ(e.nodes()[0].node, "reshape");
-    EXPECT_NE(e.nodes()[0].reason.find("'target'"), std::string::npos) << e.what();
+    r.executable->runTensors({x, sizes(2, 4, 4)});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 1"), std::string::npos) << e.what();
   }
 }
 
