@@ -28,6 +28,35 @@ namespace {
 
 Expr shapeExpr(std::vector<PrimExpr> dims) { return make<ShapeExpr>(std::move(dims)); }
 
+/// Simplified, with every shape variable in e known to be non-negative
+/// (they are dims), which removes the max(..., 0) and min(H, H) that
+/// clamping adds around symbolic extents.
+PrimExpr simplifyDims(const PrimExpr& e) {
+  arith::Analyzer an;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto v = cast<PrimVar>(x))
+      an.markNonNegative(v);
+  });
+  return an.simplify(e);
+}
+
+/// max(e, 0), or e where the dims' non-negativity proves e >= 0.
+PrimExpr nonNegative(const PrimExpr& e) {
+  arith::Analyzer an;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto v = cast<PrimVar>(x))
+      an.markNonNegative(v);
+  });
+  return an.canProve(ge(e, intImm(0))) ? an.simplify(e) : an.simplify(ir::max(e, intImm(0)));
+}
+
+/// 0, 1, ..., n - 1 (int64): an exclusive running sum of ones.
+Value iota(NodeContext& c, const PrimExpr& n) {
+  Value ones = c.op("broadcast_to", {NodeContext::scalar(1, DataType::Int64()).expr,
+                                     make<ShapeExpr>(std::vector<PrimExpr>{n})});
+  return c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+}
+
 std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
   std::vector<PrimExpr> r;
   for (int64_t x : v)
@@ -161,7 +190,72 @@ void convertSplit(NodeContext& c) {
     c.output(i, c.tupleItem(parts, i));
 }
 
+/// Slice whose starts or ends are symbolic shape values (x[..., :h] with h
+/// read from another tensor's Shape): per sliced axis a take of the indices
+/// b, b + s, ... with b and the length as expressions. Symbolic bounds are
+/// taken as non-negative (they are dims or computed from dims) and clamped
+/// to the axis' extent with min; constants keep ONNX's negative and
+/// out-of-range meaning.
+void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
+                          const std::vector<PrimExpr>& ends) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  std::vector<int64_t> axes, steps;
+  if (c.has(3))
+    axes = c.constInts(3, "Slice's axes");
+  if (c.has(4))
+    steps = c.constInts(4, "Slice's steps");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    c.unsupported("starts, ends, axes and steps differ in length");
+  Value x = c.in(0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int a = normAxis(c, axes[k], rank);
+    int64_t st = steps[k];
+    if (st == 0)
+      c.unsupported("a step of 0");
+    PrimExpr d = shape[a];
+    // The bounds in [0, d] (step > 0) or [-1, d - 1] (step < 0).
+    PrimExpr lo = intImm(st > 0 ? 0 : -1), hi = st > 0 ? d : d - intImm(1);
+    auto norm = [&](const PrimExpr& v) -> PrimExpr {
+      auto cv = asConstInt(v);
+      if (!cv)
+        return ir::min(v, hi);
+      if (*cv >= (int64_t(1) << 31))
+        return hi;
+      if (*cv < 0)
+        return ir::max(d + intImm(*cv), lo);
+      return ir::min(intImm(*cv), hi);
+    };
+    PrimExpr b = simplifyDims(norm(starts[k])), e = simplifyDims(norm(ends[k]));
+    PrimExpr len = st > 0 ? floordiv(e - b + intImm(st - 1), intImm(st))
+                          : floordiv(b - e + intImm(-st - 1), intImm(-st));
+    len = nonNegative(len);
+    Value idx = iota(c, len);
+    if (st != 1)
+      idx = c.op("multiply", {idx.expr, NodeContext::scalar(double(st), DataType::Int64()).expr});
+    Value first = NodeContext::symbolic({b}, true, DataType::Int64());
+    Expr firstExpr = first.expr;
+    if (!firstExpr) {
+      Value t = c.op("shape_to_tensor", {shapeExpr({b})});
+      firstExpr = c.op("reshape", {t.expr, shapeExpr({})}).expr;
+    }
+    idx = c.op("add", {idx.expr, firstExpr});
+    x = c.op("take", {x.expr, idx.expr}, {{"axis", int64_t(a)}});
+  }
+  c.output(0, x);
+}
+
 void convertSlice(NodeContext& c) {
+  if (c.opset >= 10) {
+    auto starts = c.symInts(1), ends = c.symInts(2);
+    if (starts && ends && (!c.constant(1) || !c.constant(2)))
+      return convertSymbolicSlice(c, *starts, *ends);
+  }
   int rank = c.rank(0);
   std::vector<int64_t> starts, ends, axes, steps;
   if (c.opset < 10) {
@@ -526,16 +620,8 @@ PrimExpr symbolicRangeLength(const PrimExpr& start, const PrimExpr& limit, int64
   PrimExpr span = d > 0 ? limit - start : start - limit;
   int64_t ad = d > 0 ? d : -d;
   PrimExpr n = floordiv(span + intImm(ad - 1), intImm(ad));
-  // The shape variables are non-negative; max(n, 0) only where that does
-  // not already prove n >= 0 (Range(0, Gather(Shape(x), 2)) needs none).
-  arith::Analyzer an;
-  walkPrimExpr(n, [&](const PrimExpr& e) {
-    if (auto v = cast<PrimVar>(e))
-      an.markNonNegative(v);
-  });
-  if (!an.canProve(ge(n, intImm(0))))
-    n = ir::max(n, intImm(0));
-  return n;
+  // Range(0, Gather(Shape(x), 2)) needs no max(n, 0).
+  return nonNegative(n);
 }
 
 /// Range whose length is not known at import time. The length n is
@@ -569,10 +655,7 @@ void convertRange(NodeContext& c) {
     len = c.op("reshape", {len.expr, shapeExpr({intImm(1)})});
     n = c.runtimeShape(len, c.node.output(0) + "_len")[0];
   }
-  Value ones = c.op("broadcast_to", {NodeContext::scalar(1, DataType::Int64()).expr,
-                                     shapeExpr({op::arith::simplify(n)})});
-  Value iota = c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
-  Expr values = iota.expr;
+  Expr values = iota(c, n).expr;
   if (!(dt == DataType::Int64()))
     values = c.op("astype", {values}, {{"dtype", dt}}).expr;
   if (!d || *d != 1)

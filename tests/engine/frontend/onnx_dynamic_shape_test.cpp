@@ -251,6 +251,53 @@ TEST(OnnxSymbolicShape, ComputedDimsReshapeRangeConstantOfShapeExpandAndTile) {
   }
 }
 
+TEST(OnnxSymbolicShape, SliceToTheSizeOfAnotherTensorAndFromAComputedStart) {
+  // crop = x[:, :, :h, :w] with (h, w) = Shape(y)[2:4]; tail = x[..., W-2:].
+  OnnxModelBuilder b;
+  b.input("x", {std::string("N"), int64_t(1), std::string("H"), std::string("W")});
+  b.input("y", {std::string("N"), int64_t(1), std::string("h"), std::string("w")});
+  b.intInitializer("i2", {2});
+  b.intInitializer("i3", {3});
+  b.intInitializer("i4", {4});
+  b.intInitializer("zeros", {0, 0});
+  b.intInitializer("axes23", {2, 3});
+  b.intInitializer("two", {2});
+  b.intInitializer("big", {int64_t(1) << 62});
+  b.node("Shape", {"y"}, {"sy"});
+  b.node("Slice", {"sy", "i2", "i4"}, {"hw"});
+  b.node("Slice", {"x", "zeros", "hw", "axes23"}, {"crop"});
+  b.node("Shape", {"x"}, {"sx"});
+  b.node("Gather", {"sx", "i3"}, {"W"});
+  b.node("Sub", {"W", "two"}, {"start"});
+  b.node("Slice", {"x", "start", "big", "i3"}, {"tail"});
+  b.output("crop");
+  b.output("tail");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  auto x = paramShape(m, 0);
+  auto* ret = as<TupleSInfo>(as<SeqExpr>(mainOf(m)->body)->body->sinfo);
+  ASSERT_TRUE(ret && ret->fields.size() == 2);
+  auto tail = shapeOf(ret->fields[1]);
+  EXPECT_TRUE(sameNode(tail[2], x[2]));
+  EXPECT_TRUE(isConstInt(tail[3], 2));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (auto [H, W, h, w] : {std::array<int64_t, 4>{5, 6, 3, 4}, {4, 3, 6, 2}}) {
+    Tensor xt = randomTensor({1, 1, H, W}, int(H)), yt = randomTensor({1, 1, h, w}, 0);
+    auto out = r.executable->runTensors({xt, yt});
+    ASSERT_EQ(out.size(), 2u);
+    int64_t ch = std::min(H, h), cw = std::min(W, w);
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{1, 1, ch, cw}));
+    for (int64_t i = 0; i < ch; ++i)
+      for (int64_t j = 0; j < cw; ++j)
+        EXPECT_EQ(out[0].getDouble(i * cw + j), xt.getDouble(i * W + j));
+    ASSERT_EQ(out[1].shape(), (std::vector<int64_t>{1, 1, H, 2}));
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        EXPECT_EQ(out[1].getDouble(i * 2 + j), xt.getDouble(i * W + W - 2 + j));
+  }
+}
+
 TEST(OnnxSymbolicShape, AShapeComputedFromDataBindsFreshVariablesAtRunTime) {
   // Reshape(X, T) with T a graph input: 0 copies X's dim, -1 takes the
   // rest; the resolved values become the shape variables T_0, T_1, T_2 of
