@@ -342,8 +342,56 @@ void convertUnsqueeze(NodeContext& c) {
   c.output(0, c.op("expand_dims", {c.expr(0)}, {{"axis", axes}}));
 }
 
+/// Pad (constant mode) with pads that are symbolic shape values (padding H
+/// up to a multiple of 32: (32 - H % 32) % 32) or read from data: per padded
+/// axis, the value broadcast to the two border blocks and a concat. The pads
+/// must be non-negative (a negative run-time value is an error when read).
+void padToComputedWidths(NodeContext& c, int rank) {
+  std::string mode = c.attrString("mode", "constant");
+  if (mode != "constant")
+    c.unsupported("mode='" + mode + "' needs pads known at import time");
+  auto pads = c.shapeIntsOrRuntime(1, "Pad's pads");
+  if (static_cast<int>(pads.size()) != 2 * rank)
+    c.unsupported("pads has " + std::to_string(pads.size()) + " values for rank " +
+                  std::to_string(rank));
+  for (auto& p : pads)
+    if (auto k = asConstInt(p); k && *k < 0)
+      c.unsupported("negative pads (cropping) are not supported");
+  double value = c.has(2) ? c.constScalar(2, "Pad's constant_value") : 0.0;
+  DataType dt = c.dtype(0);
+  Expr fill = NodeContext::scalar(value, dt).expr;
+  Value x = c.in(0);
+  auto shape = c.shape(0);
+  for (int i = 0; i < rank; ++i) {
+    PrimExpr before = pads[i], after = pads[i + rank];
+    if (isConstInt(before, 0) && isConstInt(after, 0))
+      continue;
+    std::vector<Expr> parts;
+    std::vector<StructInfo> infos;
+    auto border = [&](const PrimExpr& width) {
+      auto s = shape;
+      s[i] = width;
+      Value b = c.op("broadcast_to", {fill, shapeExpr(s)});
+      parts.push_back(b.expr);
+      infos.push_back(b.sinfo);
+    };
+    if (!isConstInt(before, 0))
+      border(before);
+    parts.push_back(x.expr);
+    infos.push_back(x.sinfo);
+    if (!isConstInt(after, 0))
+      border(after);
+    Expr tuple = make<Tuple>(parts, tupleSInfo(infos));
+    x = c.op("concat", {tuple}, {{"axis", int64_t(i)}});
+    shape = *as<TensorSInfo>(x.sinfo)->shape;
+  }
+  c.output(0, x);
+}
+
 void convertPad(NodeContext& c) {
   int rank = c.rank(0);
+  if (c.opset >= 11 && !c.constant(1))
+    return padToComputedWidths(c, rank);
   std::vector<int64_t> pads;
   double value = 0;
   if (c.opset < 2) {

@@ -298,6 +298,43 @@ TEST(OnnxSymbolicShape, SliceToTheSizeOfAnotherTensorAndFromAComputedStart) {
   }
 }
 
+TEST(OnnxSymbolicShape, PadToAMultipleOfFourWithPadsComputedFromTheShape) {
+  // pads = [0, 0, 0, (4 - W % 4) % 4], constant 7.
+  OnnxModelBuilder b;
+  b.input("x", {int64_t(2), std::string("W")});
+  b.intInitializer("i1", {1});
+  b.intInitializer("four", {4});
+  b.intInitializer("zeros", {0, 0, 0});
+  b.initializer("seven", {}, {7.0f});
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Gather", {"s", "i1"}, {"w"});
+  b.node("Mod", {"w", "four"}, {"r"});
+  b.node("Sub", {"four", "r"}, {"missing"});
+  b.node("Mod", {"missing", "four"}, {"extra"});
+  b.node("Concat", {"zeros", "extra"}, {"pads"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(5), "axis", 0);
+  b.node("Pad", {"x", "pads", "seven"}, {"Y"});
+  b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  EXPECT_FALSE(calls(m, "shape_to_tensor"));
+  EXPECT_FALSE(calls(m, "tensor_to_shape"));
+  auto out = resultShape(m);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FALSE(asConstInt(out[1]));
+
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (int64_t W : {4, 5, 7}) {
+    Tensor xt = randomTensor({2, W}, int(W));
+    auto y = r.executable->runTensors({xt});
+    int64_t P = (W + 3) / 4 * 4;
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{2, P}));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < P; ++j)
+        EXPECT_EQ(y[0].getDouble(i * P + j), j < W ? xt.getDouble(i * W + j) : 7.0) << W;
+  }
+}
+
 TEST(OnnxSymbolicShape, AShapeComputedFromDataBindsFreshVariablesAtRunTime) {
   // Reshape(X, T) with T a graph input: 0 copies X's dim, -1 takes the
   // rest; the resolved values become the shape variables T_0, T_1, T_2 of
