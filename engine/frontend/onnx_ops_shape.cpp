@@ -349,7 +349,7 @@ void convertUnsqueeze(NodeContext& c) {
 void padToComputedWidths(NodeContext& c, int rank) {
   std::string mode = c.attrString("mode", "constant");
   if (mode != "constant")
-    c.unsupported("mode='" + mode + "' needs pads known at import time");
+    c.needConstant(1, "Pad's pads (mode '" + mode + "')");
   auto pads = c.shapeIntsOrRuntime(1, "Pad's pads");
   if (static_cast<int>(pads.size()) != 2 * rank)
     c.unsupported("pads has " + std::to_string(pads.size()) + " values for rank " +
