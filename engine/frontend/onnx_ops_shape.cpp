@@ -250,11 +250,92 @@ void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
   c.output(0, x);
 }
 
+/// Slice whose starts or ends are read from data (axes and steps constant):
+/// per axis the bounds are normalized and clamped by graph operators
+/// (negative counts from the end, out of range clamps), the length becomes a
+/// fresh shape variable, and a take gathers b, b + s, ...
+void convertRunTimeSlice(NodeContext& c) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  auto lengthOf = [&](int i) -> int64_t {
+    auto* t = as<TensorSInfo>(c.value(i).sinfo);
+    std::optional<int64_t> n;
+    if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
+      n = asConstInt((*t->shape)[0]);
+    if (!n)
+      c.needConstant(i, "Slice's bounds (1-D integer tensors of static length when read at run "
+                        "time)");
+    return *n;
+  };
+  int64_t count = lengthOf(1);
+  if (lengthOf(2) != count)
+    c.unsupported("starts and ends differ in length");
+  std::vector<int64_t> axes, steps;
+  if (c.has(3))
+    axes = c.constInts(3, "Slice's axes");
+  if (c.has(4))
+    steps = c.constInts(4, "Slice's steps");
+  if (axes.empty())
+    for (int64_t i = 0; i < count; ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(count, 1);
+  if (static_cast<int64_t>(axes.size()) != count || static_cast<int64_t>(steps.size()) != count)
+    c.unsupported("starts, ends, axes and steps differ in length");
+  DataType i64 = DataType::Int64();
+  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  auto asI64 = [&](int i) {
+    Expr e = c.expr(i);
+    if (!(c.dtype(i) == i64))
+      e = c.op("astype", {e}, {{"dtype", i64}}).expr;
+    return e;
+  };
+  Expr starts = asI64(1), ends = asI64(2);
+  Value x = c.in(0);
+  for (int64_t k = 0; k < count; ++k) {
+    int a = normAxis(c, axes[k], rank);
+    int64_t st = steps[k];
+    if (st == 0)
+      c.unsupported("a step of 0");
+    Value dt = c.op("shape_to_tensor", {shapeExpr({shape[a]})});
+    Expr d = c.op("reshape", {dt.expr, shapeExpr({})}).expr;
+    Expr lo = k64(st > 0 ? 0 : -1);
+    Expr hi = st > 0 ? d : c.op("subtract", {d, k64(1)}).expr;
+    auto bound = [&](const Expr& all) {
+      Expr v = c.op("take", {all, k64(double(k))}, {{"axis", int64_t(0)}}).expr;
+      Value neg = c.op("less", {v, k64(0)});
+      v = c.op("where", {neg.expr, c.op("add", {v, d}).expr, v}).expr;
+      v = c.op("minimum", {v, hi}).expr;
+      return c.op("maximum", {v, lo}).expr;
+    };
+    Expr b = bound(starts), e = bound(ends);
+    Expr span = st > 0 ? c.op("subtract", {e, b}).expr : c.op("subtract", {b, e}).expr;
+    int64_t as = st > 0 ? st : -st;
+    Expr n =
+        c.op("floor_divide", {c.op("add", {span, k64(double(as - 1))}).expr, k64(double(as))}).expr;
+    n = c.op("maximum", {n, k64(0)}).expr;
+    Value n1 = c.op("reshape", {n, shapeExpr({intImm(1)})});
+    PrimExpr len = c.runtimeShape(n1, c.node.output(0) + "_len" + std::to_string(k))[0];
+    Value idx = iota(c, len);
+    if (st != 1)
+      idx = c.op("multiply", {idx.expr, k64(double(st))});
+    idx = c.op("add", {idx.expr, b});
+    x = c.op("take", {x.expr, idx.expr}, {{"axis", int64_t(a)}});
+  }
+  c.output(0, x);
+}
+
 void convertSlice(NodeContext& c) {
   if (c.opset >= 10) {
     auto starts = c.symInts(1), ends = c.symInts(2);
     if (starts && ends && (!c.constant(1) || !c.constant(2)))
       return convertSymbolicSlice(c, *starts, *ends);
+    if (!starts || !ends) {
+      for (int i : {3, 4})
+        if (c.has(i) && !c.constant(i))
+          c.needConstant(i, i == 3 ? "Slice's axes" : "Slice's steps");
+      return convertRunTimeSlice(c);
+    }
   }
   int rank = c.rank(0);
   std::vector<int64_t> starts, ends, axes, steps;

@@ -163,15 +163,14 @@ TEST(OnnxForms, Opset3ConcatDefaultsToAxis1AndOpset5CastNamesItsType) {
 }
 
 TEST(OnnxForms, ShapeInputIsReportedSpecializableAndSpecializationFoldsIt) {
-  // Slice's bounds must be known at import time: a graph input is named.
+  // Unsqueeze's axes must be known at import time: a graph input is named.
   OnnxModelBuilder s;
   s.input("X", {int64_t(2), int64_t(6)});
-  s.input("ends", {int64_t(1)}, onnx::TensorProto::INT64);
-  s.intInitializer("starts", {0});
-  s.node("Slice", {"X", "starts", "ends"}, {"Y"}, "slice");
+  s.input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
+  s.node("Unsqueeze", {"X", "axes"}, {"Y"}, "unsqueeze");
   s.output("Y");
   auto r = refusal(s);
-  EXPECT_EQ(r.specializable, "ends");
+  EXPECT_EQ(r.specializable, "axes");
   EXPECT_EQ(r.specializableIndex, 1);
 
   // A Reshape's target may be a run-time value; specializing it still
@@ -405,15 +404,14 @@ TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization
   OnnxModelBuilder b(13);
   b.input("X", {int64_t(4)});
   b.input("n", {int64_t(1)}, onnx::TensorProto::INT32);
-  b.intInitializer("zero", {0});
   b.intInitializer("one", {1});
   OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"ni"}), "to", onnx::TensorProto::INT64);
-  b.node("Add", {"ni", "one"}, {"end"});
-  b.node("Slice", {"X", "zero", "end"}, {"Y"}, "slice");
+  b.node("Sub", {"ni", "one"}, {"axes"});
+  b.node("Unsqueeze", {"X", "axes"}, {"Y"}, "unsqueeze");
   b.output("Y");
   auto r = refusal(b);
-  EXPECT_EQ(r.node, "slice");
-  EXPECT_EQ(r.specializable, "n"); // 'end' is computed from 'n' only
+  EXPECT_EQ(r.node, "unsqueeze");
+  EXPECT_EQ(r.specializable, "n"); // 'axes' is computed from 'n' only
   EXPECT_EQ(r.specializableIndex, 1);
 
   frontend::ImportOptions o;
@@ -422,18 +420,17 @@ TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization
   o.inputValues["n"] = n;
   auto x = std::vector<float>{10, 20, 30, 40};
   auto out = importAndRun(b, {floats({4}, x)}, o);
-  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{3}));
-  for (int i = 0; i < 3; ++i)
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{4, 1}));
+  for (int i = 0; i < 4; ++i)
     EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i]);
 
   // A value that also depends on a float input is not traced back.
   OnnxModelBuilder c(13);
   c.input("X", {int64_t(1)});
   c.input("n", {int64_t(1)}, onnx::TensorProto::INT64);
-  c.intInitializer("zero", {0});
   OnnxModelBuilder::attrInt(c.node("Cast", {"X"}, {"xi"}), "to", onnx::TensorProto::INT64);
   c.node("Add", {"xi", "n"}, {"s"});
-  c.node("Slice", {"X", "zero", "s"}, {"Y"}, "slice");
+  c.node("Unsqueeze", {"X", "s"}, {"Y"}, "unsqueeze");
   c.output("Y");
   EXPECT_EQ(refusal(c).specializable, "");
 }

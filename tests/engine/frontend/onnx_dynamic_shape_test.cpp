@@ -335,6 +335,52 @@ TEST(OnnxSymbolicShape, PadToAMultipleOfFourWithPadsComputedFromTheShape) {
   }
 }
 
+TEST(OnnxSymbolicShape, SliceBoundsReadFromDataAreNormalizedAtRunTime) {
+  // x[starts:ends:step] along axis 1 of a (2, 8) tensor, starts and ends
+  // graph inputs: negative values count from the end, out-of-range ones
+  // clamp, as numpy's slicing. One build, several bounds.
+  for (int64_t step : {1, 3, -2}) {
+    OnnxModelBuilder b;
+    b.input("x", {int64_t(2), int64_t(8)});
+    b.input("starts", {int64_t(1)}, onnx::TensorProto::INT64);
+    b.input("ends", {int64_t(1)}, onnx::TensorProto::INT64);
+    b.intInitializer("axes", {1});
+    b.intInitializer("steps", {step});
+    b.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"Y"});
+    b.output("Y");
+    IRModule m = frontend::importOnnxBytes(b.bytes());
+    EXPECT_TRUE(calls(m, "tensor_to_shape"));
+    BuildResult r = build(m);
+    ASSERT_TRUE(r.executable);
+    Tensor x = randomTensor({2, 8}, 5);
+    auto one = [](int64_t v) {
+      Tensor t(DataType::Int64(), {1});
+      t.setDouble(0, double(v));
+      return t;
+    };
+    for (auto [s0, e0] :
+         {std::pair<int64_t, int64_t>{1, 6}, {-3, 100}, {7, -9}, {-100, 3}, {5, 5}}) {
+      // The expected indices, as Python's slice(s0, e0, step) over 8 values.
+      std::vector<int64_t> want;
+      auto clampB = [&](int64_t v) {
+        if (v < 0)
+          v += 8;
+        return step > 0 ? std::clamp<int64_t>(v, 0, 8) : std::clamp<int64_t>(v, -1, 7);
+      };
+      for (int64_t i = clampB(s0), e = clampB(e0); step > 0 ? i < e : i > e; i += step)
+        want.push_back(i);
+      auto y = r.executable->runTensors({x, one(s0), one(e0)});
+      ASSERT_EQ(y.size(), 1u);
+      ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{2, int64_t(want.size())}))
+          << s0 << ":" << e0 << ":" << step;
+      for (int64_t i = 0; i < 2; ++i)
+        for (size_t j = 0; j < want.size(); ++j)
+          EXPECT_EQ(y[0].getDouble(i * int64_t(want.size()) + int64_t(j)),
+                    x.getDouble(i * 8 + want[j]));
+    }
+  }
+}
+
 TEST(OnnxSymbolicShape, AShapeComputedFromDataBindsFreshVariablesAtRunTime) {
   // Reshape(X, T) with T a graph input: 0 copies X's dim, -1 takes the
   // rest; the resolved values become the shape variables T_0, T_1, T_2 of
