@@ -13,6 +13,8 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
 #include "engine/op/shape_arith.h"
 
 namespace unity::frontend::detail {
@@ -503,6 +505,35 @@ std::optional<PrimExpr> symBinary(const std::string& op, const PrimExpr& a, cons
   return std::nullopt;
 }
 
+/// A comparison of two dims decided at import time: 1 or 0 when the shape
+/// variables' non-negativity proves it (N == -1 is false), else nullopt.
+std::optional<int64_t> symCompare(const std::string& op, const PrimExpr& a, const PrimExpr& b) {
+  arith::Analyzer an;
+  for (auto* e : {&a, &b})
+    walkPrimExpr(*e, [&](const PrimExpr& x) {
+      if (auto v = cast<PrimVar>(x))
+        an.markNonNegative(v);
+    });
+  PrimExpr yes, no;
+  if (op == "Equal") {
+    yes = eq(a, b);
+    no = ne(a, b);
+  } else if (op == "Less") {
+    yes = lt(a, b);
+    no = ge(a, b);
+  } else if (op == "Greater") {
+    yes = gt(a, b);
+    no = le(a, b);
+  } else {
+    return std::nullopt;
+  }
+  if (an.canProve(yes))
+    return 1;
+  if (an.canProve(no))
+    return 0;
+  return std::nullopt;
+}
+
 bool foldSymbolicImpl(NodeContext& c) {
   const std::string& op = c.node.op_type();
   int n = c.numInputs();
@@ -628,6 +659,42 @@ bool foldSymbolicImpl(NodeContext& c) {
     for (int64_t k = norm(starts[0]), e = norm(ends[0]); s > 0 ? k < e : k > e; k += s)
       r.push_back(x->elems[k]);
     return done(r, false, x->dtype);
+  }
+  // Exporters guard shapes with Where(Equal(shape, -1), ...) (PyTorch's
+  // expand): decided here when the dims' non-negativity proves it.
+  if ((op == "Equal" || op == "Less" || op == "Greater") && n == 2) {
+    auto y = symOperand(c, 1);
+    if (!y)
+      return false;
+    size_t la = x->elems.size(), lb = y->elems.size();
+    if (la != lb && la != 1 && lb != 1)
+      return false;
+    size_t len = la == 0 || lb == 0 ? 0 : std::max(la, lb);
+    std::vector<PrimExpr> r;
+    for (size_t k = 0; k < len; ++k) {
+      auto v = symCompare(op, x->elems[la == 1 ? 0 : k], y->elems[lb == 1 ? 0 : k]);
+      if (!v)
+        return false;
+      r.push_back(intImm(*v));
+    }
+    return done(r, x->scalar && y->scalar, DataType::Bool());
+  }
+  if (op == "Where" && n == 3) {
+    const Tensor* cond = c.constant(0);
+    auto a = symOperand(c, 1), b = symOperand(c, 2);
+    if (!cond || cond->ndim() > 1 || !a || !b || !(a->dtype == b->dtype))
+      return false;
+    size_t lc = static_cast<size_t>(cond->numel()), la = a->elems.size(), lb = b->elems.size();
+    size_t len = std::max({lc, la, lb});
+    for (size_t l : {lc, la, lb})
+      if (l != len && l != 1)
+        return false;
+    std::vector<PrimExpr> r;
+    for (size_t k = 0; k < len; ++k)
+      r.push_back(intAt(*cond, static_cast<int64_t>(lc == 1 ? 0 : k)) != 0
+                      ? a->elems[la == 1 ? 0 : k]
+                      : b->elems[lb == 1 ? 0 : k]);
+    return done(r, cond->ndim() == 0 && a->scalar && b->scalar, a->dtype);
   }
   static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Mod", "Max", "Min"};
   if (binary.count(op)) {

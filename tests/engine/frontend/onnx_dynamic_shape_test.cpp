@@ -160,6 +160,32 @@ TEST(OnnxSymbolicShape, ResizeToTheSizeOfASkipConnectionHasItsSymbolicDims) {
   }
 }
 
+TEST(OnnxSymbolicShape, PyTorchExpandGuardIsDecidedByTheDimsNonNegativity) {
+  // x.expand(N, 3) as PyTorch exports it: shape = [N, 3];
+  // Where(Equal(shape, -1), ones, shape) -> Expand. N == -1 is provably
+  // false, so the Where picks the shape and nothing runs at run time.
+  OnnxModelBuilder b;
+  b.input("x", {std::string("N"), int64_t(1)});
+  b.intInitializer("i0", {0});
+  b.intInitializer("three", {3});
+  b.intInitializer("minus1", {-1});
+  b.intInitializer("ones", {1, 1});
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Gather", {"s", "i0"}, {"n"});
+  b.node("Concat", {"n", "three"}, {"shape"});
+  OnnxModelBuilder::attrInt(b.graph->mutable_node(2), "axis", 0);
+  b.node("Equal", {"shape", "minus1"}, {"isneg"});
+  b.node("Where", {"isneg", "ones", "shape"}, {"target"});
+  b.node("Expand", {"x", "target"}, {"Y"});
+  b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  EXPECT_EQ(opsOf(m), (std::vector<std::string>{"broadcast_to"}));
+  auto out = resultShape(m);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(sameNode(out[0], paramShape(m, 0)[0]));
+  EXPECT_TRUE(isConstInt(out[1], 3));
+}
+
 TEST(OnnxSymbolicShape, ShapeAsAGraphOutputIsComputedAtRunTime) {
   OnnxModelBuilder b;
   b.input("X", {std::string("a"), int64_t(2), std::string("b")});
