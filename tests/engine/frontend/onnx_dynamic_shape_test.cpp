@@ -480,6 +480,49 @@ TEST(OnnxSymbolicShape, RunTimeSizesThatChangeTheBatchAreAnErrorAtRunTime) {
   }
 }
 
+TEST(OnnxSymbolicShape, StridedConvWithBiasAndReluFusesIntoOneKernelAtAnySize) {
+  // The stride-2 output (N, 2, (H + 1) // 2, (W + 1) // 2) hides H and W in
+  // compound dims: the bias add and relu kernels take them as scalar
+  // parameters, which FuseTIR maps from the call's tir_vars.
+  OnnxModelBuilder b;
+  b.input("x", {std::string("N"), int64_t(1), std::string("H"), std::string("W")});
+  b.initializer("w", {2, 1, 3, 3}, std::vector<float>(18, 1.0f));
+  b.initializer("bias", {2}, {0.5f, -100.0f});
+  auto* conv = b.node("Conv", {"x", "w", "bias"}, {"c"});
+  auto* a = conv->add_attribute();
+  a->set_name("strides");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(2);
+  a->add_ints(2);
+  auto* p = conv->add_attribute();
+  p->set_name("pads");
+  p->set_type(onnx::AttributeProto::INTS);
+  for (int k = 0; k < 4; ++k)
+    p->add_ints(1);
+  b.node("Relu", {"c"}, {"Y"});
+  b.output("Y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  EXPECT_EQ(primFuncsOf(r.lowered).size(), 1u);
+  for (auto [H, W] : {std::pair<int64_t, int64_t>{4, 5}, {7, 2}}) {
+    Tensor x(DataType::Float32(), {1, 1, H, W});
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x.setDouble(i, 1.0);
+    auto y = r.executable->runTensors({x});
+    int64_t OH = (H + 1) / 2, OW = (W + 1) / 2;
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{1, 2, OH, OW}));
+    for (int64_t i = 0; i < OH; ++i)
+      for (int64_t j = 0; j < OW; ++j) {
+        // Ones under the 3x3 window at (2i - 1 .. 2i + 1, 2j - 1 .. 2j + 1).
+        int64_t rows = std::min(2 * i + 1, H - 1) - std::max(2 * i - 1, int64_t(0)) + 1;
+        int64_t cols = std::min(2 * j + 1, W - 1) - std::max(2 * j - 1, int64_t(0)) + 1;
+        EXPECT_FLOAT_EQ(y[0].getDouble(i * OW + j), double(rows * cols) + 0.5);
+        EXPECT_FLOAT_EQ(y[0].getDouble((OH + i) * OW + j), 0.0);
+      }
+  }
+}
+
 // ---- the dynamic models with ONNX Runtime references ----
 
 class DynamicOnnxModel : public ::testing::TestWithParam<const char*> {};
