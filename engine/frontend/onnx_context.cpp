@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/ir/arith.h"
 #include "engine/op/op.h"
 #include "engine/support/error.h"
 
@@ -93,7 +94,7 @@ void NodeContext::checkTableSize(double elements, const std::string& what) const
 
 bool NodeContext::has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
 
-const Value& NodeContext::in(int i) const {
+const Value& NodeContext::value(int i) const {
   if (!has(i))
     unsupported("input " + std::to_string(i) + " is missing");
   auto it = g_.values.find(node.input(i));
@@ -102,8 +103,107 @@ const Value& NodeContext::in(int i) const {
   return it->second;
 }
 
+const Value& NodeContext::in(int i) const {
+  const Value& v = value(i);
+  if (v.expr || !v.sym)
+    return v;
+  // A symbolic shape value used as data: bind its run-time tensor once. The
+  // binding belongs to this node; the importer undoes it if the node is
+  // refused (GraphState::materialized). Emitting is logically const here:
+  // it only caches the value's expression.
+  Expr e = const_cast<NodeContext*>(this)->materialize(v);
+  Value& stored = g_.values[node.input(i)];
+  stored.expr = e;
+  g_.materialized.push_back(node.input(i));
+  return stored;
+}
+
+Expr NodeContext::materialize(const Value& v) {
+  auto* t = as<TensorSInfo>(v.sinfo);
+  Value m = op("shape_to_tensor", {make<ShapeExpr>(*v.sym)});
+  if (t->ndim == 0)
+    m = op("reshape", {m.expr, make<ShapeExpr>(std::vector<PrimExpr>{})});
+  if (!(t->dtype == DataType::Int64()))
+    m = op("astype", {m.expr}, {{"dtype", t->dtype}});
+  return m.expr;
+}
+
+std::optional<std::vector<PrimExpr>> NodeContext::symInts(int i) const {
+  const Value& v = value(i);
+  if (v.sym)
+    return *v.sym;
+  if (!v.data)
+    return std::nullopt;
+  std::vector<PrimExpr> out;
+  for (int64_t k = 0; k < v.data->numel(); ++k)
+    out.push_back(intImm(intAt(*v.data, k)));
+  return out;
+}
+
+std::vector<PrimExpr> NodeContext::shapeInts(int i, const char* what) const {
+  auto v = symInts(i);
+  if (!v)
+    needConstant(i, what);
+  return *v;
+}
+
+std::vector<PrimExpr> NodeContext::shapeIntsOrRuntime(int i, const char* what) {
+  if (auto v = symInts(i))
+    return *v;
+  auto* t = as<TensorSInfo>(value(i).sinfo);
+  if (!t || t->ndim != 1 || !t->shape || !asConstInt((*t->shape)[0]) || !t->dtype.isIntegral())
+    needConstant(i, std::string(what) + " (a 1-D integer tensor of static length when computed "
+                                        "at run time)");
+  return runtimeShape(in(i), node.input(i));
+}
+
+std::vector<PrimExpr> NodeContext::runtimeShape(const Value& t, const std::string& hint,
+                                                const std::vector<PrimExpr>& known) {
+  auto* ts = as<TensorSInfo>(t.sinfo);
+  std::optional<int64_t> len;
+  if (ts && ts->ndim == 1 && ts->shape)
+    len = asConstInt((*ts->shape)[0]);
+  if (!len || !ts->dtype.isIntegral())
+    unsupported("a shape computed at run time must be a 1-D integer tensor of static length");
+  Expr x = t.expr;
+  if (!(ts->dtype == DataType::Int64()))
+    x = op("astype", {x}, {{"dtype", DataType::Int64()}}).expr;
+  Value s = op("tensor_to_shape", {x});
+  std::vector<PrimExpr> vars;
+  std::string base = sanitizeName(hint);
+  for (int64_t k = 0; k < *len; ++k)
+    vars.push_back(k < static_cast<int64_t>(known.size()) && known[k]
+                       ? known[k]
+                       : PrimExpr(primVar(base + "_" + std::to_string(k))));
+  StructInfo pattern = shapeSInfo(vars);
+  Var v = makeDataflowVar("lv" + std::to_string(g_.bindings.size()), pattern);
+  Span span;
+  span.origins = {origin()};
+  g_.bindings.push_back(make<MatchCast>(v, s.expr, pattern, span));
+  return vars;
+}
+
+Value NodeContext::symbolic(std::vector<PrimExpr> elems, bool scalar, DataType dt) {
+  std::vector<int64_t> consts;
+  for (auto& e : elems) {
+    e = arith::simplify(e);
+    if (auto c = asConstInt(e))
+      consts.push_back(*c);
+  }
+  std::vector<int64_t> shape;
+  if (!scalar)
+    shape.push_back(static_cast<int64_t>(elems.size()));
+  if (consts.size() == elems.size()) {
+    Tensor t(dt, shape);
+    for (size_t k = 0; k < consts.size(); ++k)
+      setIntAt(t, static_cast<int64_t>(k), consts[k]);
+    return constant(std::move(t));
+  }
+  return Value{nullptr, tensorSInfo(dt, shape), std::nullopt, std::move(elems)};
+}
+
 int NodeContext::rank(int i) const {
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t)
     unsupported("input '" + node.input(i) + "' is not a tensor");
   if (t->ndim < 0)
@@ -112,7 +212,7 @@ int NodeContext::rank(int i) const {
 }
 
 DataType NodeContext::dtype(int i) const {
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t || t->dtype.isVoid())
     unsupported("input '" + node.input(i) + "' has unknown element type");
   return t->dtype;
@@ -120,7 +220,7 @@ DataType NodeContext::dtype(int i) const {
 
 std::vector<PrimExpr> NodeContext::shape(int i) const {
   rank(i);
-  auto* t = as<TensorSInfo>(in(i).sinfo);
+  auto* t = as<TensorSInfo>(value(i).sinfo);
   if (!t->shape)
     unsupported("input '" + node.input(i) + "' has unknown shape");
   return *t->shape;
@@ -138,7 +238,7 @@ std::vector<int64_t> NodeContext::staticShape(int i, const char* why) const {
 }
 
 const Tensor* NodeContext::constant(int i) const {
-  const Value& v = in(i);
+  const Value& v = value(i);
   return v.data ? &*v.data : nullptr;
 }
 
@@ -246,7 +346,7 @@ Value NodeContext::bind(Expr value, StructInfo sinfo) {
   Span span;
   span.origins = {origin()};
   g_.bindings.push_back(make<VarBinding>(v, std::move(value), span));
-  return Value{v, sinfo, std::nullopt};
+  return Value{v, sinfo, std::nullopt, std::nullopt};
 }
 
 Value NodeContext::op(const std::string& name, std::vector<Expr> args, Attrs attrs) {
@@ -273,7 +373,7 @@ Value NodeContext::tupleItem(const Value& tuple, int index) {
 
 Value NodeContext::constant(Tensor t) {
   Expr c = make<Constant>(t);
-  return Value{c, c->sinfo, std::move(t)};
+  return Value{c, c->sinfo, std::move(t), std::nullopt};
 }
 
 Value NodeContext::scalar(double v, DataType dt) {
@@ -292,7 +392,15 @@ void NodeContext::output(int i, Value v) {
   std::string base = sanitizeName(onnxName);
   int& uses = g_.nameUses[base];
   std::string hint = uses++ ? base + "_" + std::to_string(uses - 1) : base;
-  bool lastOfMine = g_.bindings.size() > firstBinding_ && sameNode(g_.bindings.back()->var, v.expr);
+  if (v.sym && !v.expr) {
+    if (!isGraphOutput) {
+      g_.values[onnxName] = std::move(v);
+      return;
+    }
+    v.expr = materialize(v); // a graph output is a run-time tensor
+  }
+  bool lastOfMine =
+      g_.bindings.size() > firstBinding_ && v.expr && sameNode(g_.bindings.back()->var, v.expr);
   if (lastOfMine) {
     auto& b = g_.bindings.back();
     Var nv = isGraphOutput ? makeVar(hint, v.sinfo) : makeDataflowVar(hint, v.sinfo);

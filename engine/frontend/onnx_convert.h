@@ -32,10 +32,19 @@ struct Unsupported {
 
 /// A value of the ONNX graph: its expression (Var, Constant or parameter),
 /// struct info and, when known at import time, the tensor itself.
+///
+/// A *symbolic shape value* (the result of Shape and of the arithmetic
+/// exporters do on it) has `sym`: an integer (or integral float) tensor of
+/// rank 0 or 1 whose elements are expressions over the graph inputs' shape
+/// variables. Its consumers read the expressions (NodeContext::symInts), so a
+/// Reshape to Concat(Gather(Shape(x), 0), -1) becomes reshape(x, (n, -1)).
+/// Its `expr` stays null until a converter needs it as a run-time tensor;
+/// NodeContext::in() then binds shape_to_tensor once (materialize).
 struct Value {
   ir::Expr expr;
   ir::StructInfo sinfo;
   std::optional<Tensor> data;
+  std::optional<std::vector<ir::PrimExpr>> sym;
 };
 
 /// What the importer keeps while building the function; NodeContext appends.
@@ -45,6 +54,9 @@ struct GraphState {
   std::map<std::string, int> nameUses; // var name hints already used
   std::vector<std::string> graphOutputs;
   std::string modelDir;
+  /// Symbolic values materialized while converting the current node (their
+  /// binding is dropped again when the node is refused).
+  std::vector<std::string> materialized;
 };
 
 class NodeContext {
@@ -60,7 +72,10 @@ public:
   int numInputs() const { return node.input_size(); }
   /// Input i is given (present and not the empty name).
   bool has(int i) const;
+  /// Input i; a symbolic shape value is materialized as a tensor first.
   const Value& in(int i) const;
+  /// Input i as it is (a symbolic shape value keeps a null expr).
+  const Value& value(int i) const;
   ir::Expr expr(int i) const { return in(i).expr; }
   int rank(int i) const;
   DataType dtype(int i) const;
@@ -71,6 +86,22 @@ public:
   /// A constant integer input (shape, axes, pads...), flattened.
   std::vector<int64_t> constInts(int i, const char* what) const;
   double constScalar(int i, const char* what) const;
+  /// The elements of an integer input known at import time: constants, or
+  /// expressions over shape variables (a symbolic shape value); nullopt
+  /// for a run-time value.
+  std::optional<std::vector<ir::PrimExpr>> symInts(int i) const;
+  /// symInts, or refused as needConstant when input i is a run-time value.
+  std::vector<ir::PrimExpr> shapeInts(int i, const char* what) const;
+  /// symInts, or for a run-time value (computed from data) its elements as
+  /// fresh shape variables bound at run time (runtimeShape).
+  std::vector<ir::PrimExpr> shapeIntsOrRuntime(int i, const char* what);
+  /// The elements of a run-time 1-D integer tensor of static length as fresh
+  /// shape variables `hint_0`, `hint_1`...: binds tensor_to_shape and a
+  /// match_cast that defines them when the executor reads the values. A
+  /// non-null `known[k]` is used for element k instead (the match_cast then
+  /// checks it at run time).
+  std::vector<ir::PrimExpr> runtimeShape(const Value& t, const std::string& hint,
+                                         const std::vector<ir::PrimExpr>& known = {});
   /// Refuses because input i must be known at import time and is not.
   [[noreturn]] void needConstant(int i, const std::string& what) const;
 
@@ -93,6 +124,9 @@ public:
   static Value constant(Tensor t);
   /// A rank-0 constant of dtype dt.
   static Value scalar(double v, DataType dt);
+  /// A symbolic shape value of dtype dt: rank 0 (scalar, one element) or
+  /// rank 1. A plain constant when every element is a constant.
+  static Value symbolic(std::vector<ir::PrimExpr> elems, bool scalar, DataType dt);
   /// Sets output i of the node.
   void output(int i, Value v);
 
@@ -102,6 +136,9 @@ public:
   void checkTableSize(double elements, const std::string& what) const;
 
 private:
+  /// Binds the run-time tensor of a symbolic shape value.
+  ir::Expr materialize(const Value& v);
+
   GraphState& g_;
   std::string name_;
   size_t firstBinding_;
@@ -124,6 +161,12 @@ void addQuantConverters(ConverterTable& t);
 void addSamplingConverters(ConverterTable& t);
 void addSignalConverters(ConverterTable& t);
 void addTextConverters(ConverterTable& t);
+
+/// Evaluates a shape-computation node (Gather, Slice, Concat, Squeeze,
+/// Unsqueeze, Cast, arithmetic...) whose inputs are symbolic shape values or
+/// constants, giving a symbolic shape value. Returns false when the node is
+/// not of that kind (its converter runs instead).
+bool foldSymbolic(NodeContext& ctx);
 
 /// Evaluates a node whose inputs are all known at import time, for the
 /// operators that shape computations use (Shape, Gather, Concat, Cast,

@@ -13,6 +13,9 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/op/shape_arith.h"
 
 namespace unity::frontend::detail {
 
@@ -431,6 +434,301 @@ bool foldNode(NodeContext& c) {
     return false;
   c.output(0, NodeContext::constant(std::move(*r)));
   return true;
+}
+
+} // namespace unity::frontend::detail
+
+// ---- symbolic shape values ----
+//
+// The same shape subgraphs when the shapes are symbolic: each operand is a
+// list of integer expressions (a symbolic shape value or a small constant of
+// rank 0 or 1) and the result is one too, simplified. Float casts keep the
+// expressions (the values are integers); an operation whose result is not
+// an integer expression (a float division that is not exact, a comparison)
+// is not folded, and the converter then computes it at run time.
+namespace unity::frontend::detail {
+
+using namespace ir;
+
+namespace {
+
+struct SymOperand {
+  std::vector<PrimExpr> elems;
+  bool scalar;
+  DataType dtype;
+};
+
+std::optional<SymOperand> symOperand(NodeContext& c, int i) {
+  auto elems = c.symInts(i);
+  if (!elems)
+    return std::nullopt;
+  auto* t = as<TensorSInfo>(c.value(i).sinfo);
+  if (!t || t->ndim > 1 || t->ndim < 0)
+    return std::nullopt;
+  if (const Tensor* k = c.constant(i); k && !isIntegral(k->dtype())) {
+    for (int64_t j = 0; j < k->numel(); ++j) // a float constant must hold integers
+      if (k->getDouble(j) != std::floor(k->getDouble(j)) || std::abs(k->getDouble(j)) > 1e15)
+        return std::nullopt;
+  }
+  return SymOperand{*elems, t->ndim == 0, t->dtype};
+}
+
+std::optional<PrimExpr> symBinary(const std::string& op, const PrimExpr& a, const PrimExpr& b,
+                                  bool isFloat) {
+  if (op == "Add")
+    return a + b;
+  if (op == "Sub")
+    return a - b;
+  if (op == "Mul")
+    return a * b;
+  if (op == "Max")
+    return ir::max(a, b);
+  if (op == "Min")
+    return ir::min(a, b);
+  if (op == "Div" || op == "Mod") {
+    auto cb = asConstInt(b);
+    if (cb && *cb == 0)
+      return std::nullopt; // left to run time
+    if (op == "Mod")
+      return isFloat ? std::nullopt : std::optional<PrimExpr>(floormod(a, b));
+    if (!isFloat)
+      return floordiv(a, b); // shape values are non-negative: floor = truncation
+    // A float division stays an integer expression only when exact.
+    auto q = op::arith::divideExact(a, b);
+    if (q)
+      return *q;
+    auto ca = asConstInt(a);
+    if (ca && cb && *ca % *cb == 0)
+      return intImm(*ca / *cb);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// A comparison of two dims decided at import time: 1 or 0 when the shape
+/// variables' non-negativity proves it (N == -1 is false), else nullopt.
+std::optional<int64_t> symCompare(const std::string& op, const PrimExpr& a, const PrimExpr& b) {
+  arith::Analyzer an;
+  for (auto* e : {&a, &b})
+    walkPrimExpr(*e, [&](const PrimExpr& x) {
+      if (auto v = cast<PrimVar>(x))
+        an.markNonNegative(v);
+    });
+  PrimExpr yes, no;
+  if (op == "Equal") {
+    yes = eq(a, b);
+    no = ne(a, b);
+  } else if (op == "Less") {
+    yes = lt(a, b);
+    no = ge(a, b);
+  } else if (op == "Greater") {
+    yes = gt(a, b);
+    no = le(a, b);
+  } else {
+    return std::nullopt;
+  }
+  if (an.canProve(yes))
+    return 1;
+  if (an.canProve(no))
+    return 0;
+  return std::nullopt;
+}
+
+bool foldSymbolicImpl(NodeContext& c) {
+  const std::string& op = c.node.op_type();
+  int n = c.numInputs();
+  if (n == 0 || c.node.output_size() != 1 || !c.has(0))
+    return false;
+  bool anySym = false;
+  for (int i = 0; i < n; ++i)
+    if (c.has(i)) {
+      const Value& v = c.value(i);
+      if (!v.sym && !v.data)
+        return false;
+      anySym |= v.sym.has_value();
+    }
+  if (!anySym)
+    return false;
+  auto x = symOperand(c, 0);
+  if (!x)
+    return false;
+  auto done = [&](std::vector<PrimExpr> elems, bool scalar, DataType dt) {
+    c.output(0, NodeContext::symbolic(std::move(elems), scalar, dt));
+    return true;
+  };
+  bool isFloat = x->dtype.isFloat();
+  if (op == "Identity")
+    return done(x->elems, x->scalar, x->dtype);
+  if (op == "Cast") {
+    auto to = dtypeFromOnnx(static_cast<int>(c.attrInt("to", 0)));
+    if (!to || to->isBool() || !(to->isIntegral() || to->isFloat()))
+      return false;
+    return done(x->elems, x->scalar, *to);
+  }
+  if (op == "Neg")
+    return done(
+        [&] {
+          std::vector<PrimExpr> r;
+          for (auto& e : x->elems)
+            r.push_back(intImm(0) - e);
+          return r;
+        }(),
+        x->scalar, x->dtype);
+  if ((op == "Floor" || op == "Ceil" || op == "Round") && isFloat)
+    return done(x->elems, x->scalar, x->dtype); // the values are integers
+  if (op == "Squeeze" || op == "Unsqueeze") {
+    std::vector<int64_t> axes;
+    if (c.opset < 13)
+      axes = c.attrInts("axes");
+    else if (c.has(1)) {
+      const Tensor* a = c.constant(1);
+      if (!a)
+        return false;
+      axes = ints(*a);
+    }
+    for (auto a : axes)
+      if (a != 0 && a != -1)
+        return false;
+    if (op == "Squeeze" && !x->scalar && x->elems.size() == 1 && axes.size() <= 1)
+      return done(x->elems, true, x->dtype);
+    if (op == "Unsqueeze" && x->scalar && axes.size() == 1)
+      return done(x->elems, false, x->dtype);
+    return false;
+  }
+  if (op == "Reshape" && c.opset >= 5) {
+    const Tensor* target = c.constant(1);
+    if (!target || target->ndim() != 1 || target->numel() > 1)
+      return false;
+    if (target->numel() == 0)
+      return x->elems.size() == 1 && done(x->elems, true, x->dtype);
+    int64_t d = intAt(*target, 0);
+    if (d != -1 && d != static_cast<int64_t>(x->elems.size()))
+      return false;
+    return done(x->elems, false, x->dtype);
+  }
+  if (op == "Concat") {
+    std::vector<PrimExpr> r;
+    for (int i = 0; i < n; ++i) {
+      auto p = symOperand(c, i);
+      if (!p || p->scalar)
+        return false;
+      r.insert(r.end(), p->elems.begin(), p->elems.end());
+    }
+    int64_t axis = c.attrInt("axis", 0);
+    if (axis != 0 && axis != -1)
+      return false;
+    return done(r, false, x->dtype);
+  }
+  if (op == "Gather") {
+    const Tensor* idx = c.constant(1);
+    if (x->scalar || !idx || idx->ndim() > 1)
+      return false;
+    int64_t axis = c.attrInt("axis", 0);
+    if (axis != 0 && axis != -1)
+      return false;
+    int64_t len = static_cast<int64_t>(x->elems.size());
+    std::vector<PrimExpr> r;
+    for (int64_t k = 0; k < idx->numel(); ++k) {
+      int64_t v = intAt(*idx, k);
+      if (v < -len || v >= len)
+        c.unsupported("index " + std::to_string(v) + " is out of range for a shape of " +
+                      std::to_string(len) + " values");
+      r.push_back(x->elems[v < 0 ? v + len : v]);
+    }
+    return done(r, idx->ndim() == 0, x->dtype);
+  }
+  if (op == "Slice" && c.opset >= 10) {
+    if (x->scalar)
+      return false;
+    for (int i = 1; i < n; ++i)
+      if (c.has(i) && !c.constant(i))
+        return false;
+    auto starts = c.constInts(1, "starts"), ends = c.constInts(2, "ends");
+    std::vector<int64_t> axes = c.has(3) ? c.constInts(3, "axes") : std::vector<int64_t>{0};
+    std::vector<int64_t> steps = c.has(4) ? c.constInts(4, "steps") : std::vector<int64_t>{1};
+    if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 || steps.size() != 1 ||
+        (axes[0] != 0 && axes[0] != -1) || steps[0] == 0)
+      return false;
+    int64_t d = static_cast<int64_t>(x->elems.size()), s = steps[0];
+    auto norm = [&](int64_t v) {
+      if (v < 0)
+        v += d;
+      return s > 0 ? std::clamp<int64_t>(v, 0, d) : std::clamp<int64_t>(v, -1, d - 1);
+    };
+    std::vector<PrimExpr> r;
+    for (int64_t k = norm(starts[0]), e = norm(ends[0]); s > 0 ? k < e : k > e; k += s)
+      r.push_back(x->elems[k]);
+    return done(r, false, x->dtype);
+  }
+  // Exporters guard shapes with Where(Equal(shape, -1), ...) (PyTorch's
+  // expand): decided here when the dims' non-negativity proves it.
+  if ((op == "Equal" || op == "Less" || op == "Greater") && n == 2) {
+    auto y = symOperand(c, 1);
+    if (!y)
+      return false;
+    size_t la = x->elems.size(), lb = y->elems.size();
+    if (la != lb && la != 1 && lb != 1)
+      return false;
+    size_t len = la == 0 || lb == 0 ? 0 : std::max(la, lb);
+    std::vector<PrimExpr> r;
+    for (size_t k = 0; k < len; ++k) {
+      auto v = symCompare(op, x->elems[la == 1 ? 0 : k], y->elems[lb == 1 ? 0 : k]);
+      if (!v)
+        return false;
+      r.push_back(intImm(*v));
+    }
+    return done(r, x->scalar && y->scalar, DataType::Bool());
+  }
+  if (op == "Where" && n == 3) {
+    const Tensor* cond = c.constant(0);
+    auto a = symOperand(c, 1), b = symOperand(c, 2);
+    if (!cond || cond->ndim() > 1 || !a || !b || !(a->dtype == b->dtype))
+      return false;
+    size_t lc = static_cast<size_t>(cond->numel()), la = a->elems.size(), lb = b->elems.size();
+    size_t len = std::max({lc, la, lb});
+    for (size_t l : {lc, la, lb})
+      if (l != len && l != 1)
+        return false;
+    std::vector<PrimExpr> r;
+    for (size_t k = 0; k < len; ++k)
+      r.push_back(intAt(*cond, static_cast<int64_t>(lc == 1 ? 0 : k)) != 0
+                      ? a->elems[la == 1 ? 0 : k]
+                      : b->elems[lb == 1 ? 0 : k]);
+    return done(r, cond->ndim() == 0 && a->scalar && b->scalar, a->dtype);
+  }
+  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Mod", "Max", "Min"};
+  if (binary.count(op)) {
+    if ((op == "Max" || op == "Min") && n != 2)
+      return false;
+    if (op == "Mod" && c.attrInt("fmod", 0))
+      return false;
+    auto y = symOperand(c, 1);
+    if (!y || n != 2)
+      return false;
+    size_t la = x->elems.size(), lb = y->elems.size();
+    if (la != lb && la != 1 && lb != 1)
+      return false;
+    size_t len = std::max(la, lb);
+    if (la == 0 || lb == 0)
+      len = 0;
+    std::vector<PrimExpr> r;
+    for (size_t k = 0; k < len; ++k) {
+      auto v = symBinary(op, x->elems[la == 1 ? 0 : k], y->elems[lb == 1 ? 0 : k], isFloat);
+      if (!v)
+        return false;
+      r.push_back(*v);
+    }
+    return done(r, x->scalar && y->scalar, x->dtype);
+  }
+  return false;
+}
+
+} // namespace
+
+bool foldSymbolic(NodeContext& c) {
+  if (c.opset < 7)
+    return false;
+  return foldSymbolicImpl(c);
 }
 
 } // namespace unity::frontend::detail

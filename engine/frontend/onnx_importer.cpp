@@ -108,7 +108,7 @@ public:
       }
       paramIndex_[in.name()] = position;
       params.push_back(v);
-      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt};
+      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt, std::nullopt};
     }
     for (auto& [name, t] : opts_.inputValues)
       if (!g_.values.count(name) || paramIndex_.count(name))
@@ -281,9 +281,10 @@ private:
       return;
     }
     size_t mark = g_.bindings.size();
+    g_.materialized.clear();
     NodeContext ctx(g_, node, name, opset);
     try {
-      if (!detail::foldNode(ctx))
+      if (!detail::foldNode(ctx) && !detail::foldSymbolic(ctx))
         it->second.fn(ctx);
       for (auto& o : node.output())
         if (!o.empty() && !g_.values.count(o))
@@ -293,6 +294,9 @@ private:
       g_.bindings.resize(mark);
       for (auto& o : node.output())
         g_.values.erase(o);
+      for (auto& m : g_.materialized) // their shape_to_tensor bindings are gone
+        if (auto v = g_.values.find(m); v != g_.values.end())
+          v->second.expr = nullptr;
       refuse(node.op_type(), u.reason, u.needsConstant);
     } catch (const Error& e) {
       throw Error(source_ + ": node '" + name + "' (" + node.op_type() + "): " + e.message());

@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/op/shape_arith.h"
 
 namespace unity::frontend::detail {
 
@@ -572,10 +573,13 @@ void convertLRN(NodeContext& c) {
 /// `scales`, the output size is floor(in * scale) (as the ONNX reference)
 /// and the coordinate mapping uses the scale itself, which differs from
 /// out / in when in * scale is fractional: the op then gets the scales.
+/// Symbolic sizes (read from another tensor's Shape) and scales of a
+/// symbolic input give symbolic output dims, passed as the op's shape
+/// operand.
 void convertResize(NodeContext& c, bool upsample) {
   if (c.rank(0) != 4)
     c.unsupported("only 4-D (NCHW) inputs are supported");
-  auto in = c.staticShape(0, "Resize");
+  auto in = c.shape(0);
   std::string mode = c.attrString("mode", "nearest");
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     c.unsupported("mode='" + mode + "' is not supported (nearest, linear and cubic are)");
@@ -605,11 +609,20 @@ void convertResize(NodeContext& c, bool upsample) {
     roi = {r->getDouble(2), r->getDouble(3), r->getDouble(6), r->getDouble(7)};
   }
   // Output size from `sizes` or `scales`.
-  std::vector<int64_t> out;
+  std::vector<PrimExpr> out;
   std::vector<double> scales;
   int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
-  if (!upsample && c.opset >= 11 && c.has(sizesInput))
-    out = c.constInts(sizesInput, "Resize's sizes"); // empty = use scales
+  if (!upsample && c.opset >= 11 && c.has(sizesInput)) {
+    if (c.symInts(sizesInput)) {
+      out = c.shapeInts(sizesInput, "Resize's sizes"); // empty = use scales
+    } else if (c.rank(sizesInput) == 1 && isConstInt(c.shape(sizesInput)[0], 4)) {
+      // Sizes computed from data: fresh variables for H and W; N and C must
+      // be the input's, which the match_cast checks at run time.
+      out = c.runtimeShape(c.in(sizesInput), c.node.input(sizesInput), {in[0], in[1]});
+    } else {
+      out = c.shapeIntsOrRuntime(sizesInput, "Resize's sizes");
+    }
+  }
   if (out.empty()) {
     if (upsample && c.opset < 9)
       scales = c.attrFloats("scales");
@@ -627,18 +640,41 @@ void convertResize(NodeContext& c, bool upsample) {
     for (int i = 0; i < 4; ++i) {
       if (!(scales[i] > 0))
         c.unsupported("scales must be positive");
-      out.push_back(static_cast<int64_t>(std::floor(in[i] * scales[i])));
-      if (out.back() < 1)
+      if (auto k = asConstInt(in[i])) {
+        out.push_back(intImm(static_cast<int64_t>(std::floor(double(*k) * scales[i]))));
+      } else {
+        // floor(in * p / q) with p / q the scale exactly (q <= 1024).
+        int64_t q = 1;
+        while (q <= 1024 && scales[i] * double(q) != std::floor(scales[i] * double(q)))
+          ++q;
+        if (q > 1024)
+          c.unsupported("scale " + std::to_string(scales[i]) +
+                        " of a symbolic dimension is not a fraction p/q with q <= 1024");
+        auto p = static_cast<int64_t>(scales[i] * double(q));
+        out.push_back(op::arith::simplify(floordiv(in[i] * intImm(p), intImm(q))));
+      }
+      if (auto k = asConstInt(out.back()); k && *k < 1)
         c.unsupported("a scale gives an empty output");
     }
   }
-  if (out.size() != 4 || out[0] != in[0] || out[1] != in[1])
+  if (out.size() != 4 || !op::arith::provablyEqual(out[0], in[0]) ||
+      !op::arith::provablyEqual(out[1], in[1]))
     c.unsupported("only spatial (H, W) resizing is supported");
+  auto oh = asConstInt(out[2]), ow = asConstInt(out[3]);
+  // With scales the op maps coordinates by the scale itself whenever
+  // floor(in * scale) may differ from in * scale.
+  auto floored = [&](int i) {
+    auto k = asConstInt(in[i]);
+    if (k)
+      return !asConstInt(out[i]) || double(*asConstInt(out[i])) != double(*k) * scales[i];
+    return scales[i] != std::floor(scales[i]);
+  };
   Attrs a;
-  a.set("size", std::vector<int64_t>{out[2], out[3]});
+  if (oh && ow)
+    a.set("size", std::vector<int64_t>{*oh, *ow});
   a.set("method", mode == "nearest" ? std::string("nearest_neighbor") : mode);
   a.set("coordinate_transformation_mode", ctm);
-  if (!scales.empty() && (out[2] != in[2] * scales[2] || out[3] != in[3] * scales[3]))
+  if (!scales.empty() && (floored(2) || floored(3)))
     a.set("scales", std::vector<double>{scales[2], scales[3]});
   if (mode == "nearest") {
     if (nearest != "floor" && nearest != "ceil" && nearest != "round_prefer_floor" &&
@@ -654,7 +690,11 @@ void convertResize(NodeContext& c, bool upsample) {
     a.set("cubic_alpha", c.attrFloat("cubic_coeff_a", -0.75));
     a.set("cubic_exclude", c.attrInt("exclude_outside", 0) != 0);
   }
-  c.output(0, c.op("image.resize2d", {c.expr(0)}, a));
+  if (oh && ow)
+    c.output(0, c.op("image.resize2d", {c.expr(0)}, a));
+  else
+    c.output(0,
+             c.op("image.resize2d", {c.expr(0), make<ShapeExpr>(std::vector{out[2], out[3]})}, a));
 }
 
 } // namespace

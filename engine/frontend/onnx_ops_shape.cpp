@@ -6,14 +6,19 @@
 // node, or a subgraph folded by onnx_fold.cpp. Where an opset moved an
 // attribute to an input (Squeeze/Unsqueeze/ReduceSum at 13, Split at 13,
 // Slice at 10, Pad at 11), both forms are read according to the node's opset.
-// Shape/Size/ConstantOfShape of static shapes are folded; with symbolic dims
-// they are refused (the result would be a run-time value).
+// Shape/Size of static shapes are folded to constants; with symbolic dims
+// they give symbolic shape values (Value::sym), which Reshape, Expand, Tile,
+// ConstantOfShape and Range read as expressions over the shape variables.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
+#include "engine/op/shape_arith.h"
+#include "engine/op/sinfo_util.h"
 
 namespace unity::frontend::detail {
 
@@ -23,19 +28,94 @@ namespace {
 
 Expr shapeExpr(std::vector<PrimExpr> dims) { return make<ShapeExpr>(std::move(dims)); }
 
+/// Simplified, with every shape variable in e known to be non-negative
+/// (they are dims), which removes the max(..., 0) and min(H, H) that
+/// clamping adds around symbolic extents.
+PrimExpr simplifyDims(const PrimExpr& e) {
+  arith::Analyzer an;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto v = cast<PrimVar>(x))
+      an.markNonNegative(v);
+  });
+  return an.simplify(e);
+}
+
+/// max(e, 0), or e where the dims' non-negativity proves e >= 0.
+PrimExpr nonNegative(const PrimExpr& e) {
+  arith::Analyzer an;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto v = cast<PrimVar>(x))
+      an.markNonNegative(v);
+  });
+  return an.canProve(ge(e, intImm(0))) ? an.simplify(e) : an.simplify(ir::max(e, intImm(0)));
+}
+
+/// 0, 1, ..., n - 1 (int64): an exclusive running sum of ones.
+Value iota(NodeContext& c, const PrimExpr& n) {
+  Value ones = c.op("broadcast_to", {NodeContext::scalar(1, DataType::Int64()).expr,
+                                     make<ShapeExpr>(std::vector<PrimExpr>{n})});
+  return c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+}
+
+std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
+  std::vector<PrimExpr> r;
+  for (int64_t x : v)
+    r.push_back(intImm(x));
+  return r;
+}
+
+/// Reshape to a target computed from data: 0 (copy the input's dim, unless
+/// allowzero) and -1 (the remaining count) are resolved by graph operators
+/// at run time, then the values become fresh shape variables.
+void reshapeToRuntimeTarget(NodeContext& c, bool allowZero) {
+  auto in = c.shape(0);
+  Value tv = c.in(1);
+  auto* ts = as<TensorSInfo>(tv.sinfo);
+  if (!ts || ts->ndim != 1 || !ts->shape || !asConstInt((*ts->shape)[0]) || !ts->dtype.isIntegral())
+    c.needConstant(1, "Reshape's shape (a 1-D integer tensor of static length when computed at "
+                      "run time)");
+  int64_t k = *asConstInt((*ts->shape)[0]);
+  DataType i64 = DataType::Int64();
+  Expr t = tv.expr;
+  if (!(ts->dtype == i64))
+    t = c.op("astype", {t}, {{"dtype", i64}}).expr;
+  auto scalar = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  if (!allowZero) {
+    std::vector<PrimExpr> copy;
+    for (int64_t i = 0; i < k; ++i)
+      copy.push_back(i < static_cast<int64_t>(in.size()) ? in[i] : intImm(0));
+    Value inDims = c.op("shape_to_tensor", {shapeExpr(copy)});
+    Value zero = c.op("equal", {t, scalar(0)});
+    t = c.op("where", {zero.expr, inDims.expr, t}).expr;
+  }
+  Value infer = c.op("equal", {t, scalar(-1)});
+  Value others = c.op("where", {infer.expr, scalar(1), t});
+  Value known = c.op("prod", {others.expr}, {{"keepdims", false}});
+  known = c.op("maximum", {known.expr, scalar(1)}); // no division by zero
+  Value count = c.op("shape_to_tensor", {shapeExpr({op::arith::product(in)})});
+  count = c.op("reshape", {count.expr, shapeExpr({})});
+  Value fill = c.op("floor_divide", {count.expr, known.expr});
+  Value target = c.op("where", {infer.expr, fill.expr, t});
+  auto dims = c.runtimeShape(target, c.node.input(1));
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr(dims)}));
+}
+
 void convertReshape(NodeContext& c) {
-  std::vector<int64_t> target =
-      c.opset < 5 ? c.attrInts("shape") : c.constInts(1, "Reshape's shape");
   bool allowZero = c.attrInt("allowzero", 0) != 0;
+  if (c.opset >= 5 && !c.symInts(1))
+    return reshapeToRuntimeTarget(c, allowZero);
+  // The target may be symbolic: Concat(Gather(Shape(x), 0), -1) gives (n, -1).
+  std::vector<PrimExpr> target =
+      c.opset < 5 ? intExprs(c.attrInts("shape")) : c.shapeInts(1, "Reshape's shape");
   auto in = c.shape(0);
   std::vector<PrimExpr> dims;
   for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i] == 0 && !allowZero) {
+    if (isConstInt(target[i], 0) && !allowZero) {
       if (i >= in.size())
         c.unsupported("shape value 0 at position " + std::to_string(i) + " has no input dim");
       dims.push_back(in[i]);
     } else {
-      dims.push_back(intImm(target[i]));
+      dims.push_back(target[i]);
     }
   }
   c.output(0, c.op("reshape", {c.expr(0), shapeExpr(dims)}));
@@ -110,7 +190,153 @@ void convertSplit(NodeContext& c) {
     c.output(i, c.tupleItem(parts, i));
 }
 
+/// Slice whose starts or ends are symbolic shape values (x[..., :h] with h
+/// read from another tensor's Shape): per sliced axis a take of the indices
+/// b, b + s, ... with b and the length as expressions. Symbolic bounds are
+/// taken as non-negative (they are dims or computed from dims) and clamped
+/// to the axis' extent with min; constants keep ONNX's negative and
+/// out-of-range meaning.
+void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
+                          const std::vector<PrimExpr>& ends) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  std::vector<int64_t> axes, steps;
+  if (c.has(3))
+    axes = c.constInts(3, "Slice's axes");
+  if (c.has(4))
+    steps = c.constInts(4, "Slice's steps");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    c.unsupported("starts, ends, axes and steps differ in length");
+  Value x = c.in(0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int a = normAxis(c, axes[k], rank);
+    int64_t st = steps[k];
+    if (st == 0)
+      c.unsupported("a step of 0");
+    PrimExpr d = shape[a];
+    // The bounds in [0, d] (step > 0) or [-1, d - 1] (step < 0).
+    PrimExpr lo = intImm(st > 0 ? 0 : -1), hi = st > 0 ? d : d - intImm(1);
+    auto norm = [&](const PrimExpr& v) -> PrimExpr {
+      auto cv = asConstInt(v);
+      if (!cv)
+        return ir::min(v, hi);
+      if (*cv >= (int64_t(1) << 31))
+        return hi;
+      if (*cv < 0)
+        return ir::max(d + intImm(*cv), lo);
+      return ir::min(intImm(*cv), hi);
+    };
+    PrimExpr b = simplifyDims(norm(starts[k])), e = simplifyDims(norm(ends[k]));
+    PrimExpr len = st > 0 ? floordiv(e - b + intImm(st - 1), intImm(st))
+                          : floordiv(b - e + intImm(-st - 1), intImm(-st));
+    len = nonNegative(len);
+    Value idx = iota(c, len);
+    if (st != 1)
+      idx = c.op("multiply", {idx.expr, NodeContext::scalar(double(st), DataType::Int64()).expr});
+    Value first = NodeContext::symbolic({b}, true, DataType::Int64());
+    Expr firstExpr = first.expr;
+    if (!firstExpr) {
+      Value t = c.op("shape_to_tensor", {shapeExpr({b})});
+      firstExpr = c.op("reshape", {t.expr, shapeExpr({})}).expr;
+    }
+    idx = c.op("add", {idx.expr, firstExpr});
+    x = c.op("take", {x.expr, idx.expr}, {{"axis", int64_t(a)}});
+  }
+  c.output(0, x);
+}
+
+/// Slice whose starts or ends are read from data (axes and steps constant):
+/// per axis the bounds are normalized and clamped by graph operators
+/// (negative counts from the end, out of range clamps), the length becomes a
+/// fresh shape variable, and a take gathers b, b + s, ...
+void convertRunTimeSlice(NodeContext& c) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  auto lengthOf = [&](int i) -> int64_t {
+    auto* t = as<TensorSInfo>(c.value(i).sinfo);
+    std::optional<int64_t> n;
+    if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
+      n = asConstInt((*t->shape)[0]);
+    if (!n)
+      c.needConstant(i, "Slice's bounds (1-D integer tensors of static length when read at run "
+                        "time)");
+    return *n;
+  };
+  int64_t count = lengthOf(1);
+  if (lengthOf(2) != count)
+    c.unsupported("starts and ends differ in length");
+  std::vector<int64_t> axes, steps;
+  if (c.has(3))
+    axes = c.constInts(3, "Slice's axes");
+  if (c.has(4))
+    steps = c.constInts(4, "Slice's steps");
+  if (axes.empty())
+    for (int64_t i = 0; i < count; ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(count, 1);
+  if (static_cast<int64_t>(axes.size()) != count || static_cast<int64_t>(steps.size()) != count)
+    c.unsupported("starts, ends, axes and steps differ in length");
+  DataType i64 = DataType::Int64();
+  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  auto asI64 = [&](int i) {
+    Expr e = c.expr(i);
+    if (!(c.dtype(i) == i64))
+      e = c.op("astype", {e}, {{"dtype", i64}}).expr;
+    return e;
+  };
+  Expr starts = asI64(1), ends = asI64(2);
+  Value x = c.in(0);
+  for (int64_t k = 0; k < count; ++k) {
+    int a = normAxis(c, axes[k], rank);
+    int64_t st = steps[k];
+    if (st == 0)
+      c.unsupported("a step of 0");
+    Value dt = c.op("shape_to_tensor", {shapeExpr({shape[a]})});
+    Expr d = c.op("reshape", {dt.expr, shapeExpr({})}).expr;
+    Expr lo = k64(st > 0 ? 0 : -1);
+    Expr hi = st > 0 ? d : c.op("subtract", {d, k64(1)}).expr;
+    auto bound = [&](const Expr& all) {
+      Expr v = c.op("take", {all, k64(double(k))}, {{"axis", int64_t(0)}}).expr;
+      Value neg = c.op("less", {v, k64(0)});
+      v = c.op("where", {neg.expr, c.op("add", {v, d}).expr, v}).expr;
+      v = c.op("minimum", {v, hi}).expr;
+      return c.op("maximum", {v, lo}).expr;
+    };
+    Expr b = bound(starts), e = bound(ends);
+    Expr span = st > 0 ? c.op("subtract", {e, b}).expr : c.op("subtract", {b, e}).expr;
+    int64_t as = st > 0 ? st : -st;
+    Expr n =
+        c.op("floor_divide", {c.op("add", {span, k64(double(as - 1))}).expr, k64(double(as))}).expr;
+    n = c.op("maximum", {n, k64(0)}).expr;
+    Value n1 = c.op("reshape", {n, shapeExpr({intImm(1)})});
+    PrimExpr len = c.runtimeShape(n1, c.node.output(0) + "_len" + std::to_string(k))[0];
+    Value idx = iota(c, len);
+    if (st != 1)
+      idx = c.op("multiply", {idx.expr, k64(double(st))});
+    idx = c.op("add", {idx.expr, b});
+    x = c.op("take", {x.expr, idx.expr}, {{"axis", int64_t(a)}});
+  }
+  c.output(0, x);
+}
+
 void convertSlice(NodeContext& c) {
+  if (c.opset >= 10) {
+    auto starts = c.symInts(1), ends = c.symInts(2);
+    if (starts && ends && (!c.constant(1) || !c.constant(2)))
+      return convertSymbolicSlice(c, *starts, *ends);
+    if (!starts || !ends) {
+      for (int i : {3, 4})
+        if (c.has(i) && !c.constant(i))
+          c.needConstant(i, i == 3 ? "Slice's axes" : "Slice's steps");
+      return convertRunTimeSlice(c);
+    }
+  }
   int rank = c.rank(0);
   std::vector<int64_t> starts, ends, axes, steps;
   if (c.opset < 10) {
@@ -197,8 +423,56 @@ void convertUnsqueeze(NodeContext& c) {
   c.output(0, c.op("expand_dims", {c.expr(0)}, {{"axis", axes}}));
 }
 
+/// Pad (constant mode) with pads that are symbolic shape values (padding H
+/// up to a multiple of 32: (32 - H % 32) % 32) or read from data: per padded
+/// axis, the value broadcast to the two border blocks and a concat. The pads
+/// must be non-negative (a negative run-time value is an error when read).
+void padToComputedWidths(NodeContext& c, int rank) {
+  std::string mode = c.attrString("mode", "constant");
+  if (mode != "constant")
+    c.needConstant(1, "Pad's pads (mode '" + mode + "')");
+  auto pads = c.shapeIntsOrRuntime(1, "Pad's pads");
+  if (static_cast<int>(pads.size()) != 2 * rank)
+    c.unsupported("pads has " + std::to_string(pads.size()) + " values for rank " +
+                  std::to_string(rank));
+  for (auto& p : pads)
+    if (auto k = asConstInt(p); k && *k < 0)
+      c.unsupported("negative pads (cropping) are not supported");
+  double value = c.has(2) ? c.constScalar(2, "Pad's constant_value") : 0.0;
+  DataType dt = c.dtype(0);
+  Expr fill = NodeContext::scalar(value, dt).expr;
+  Value x = c.in(0);
+  auto shape = c.shape(0);
+  for (int i = 0; i < rank; ++i) {
+    PrimExpr before = pads[i], after = pads[i + rank];
+    if (isConstInt(before, 0) && isConstInt(after, 0))
+      continue;
+    std::vector<Expr> parts;
+    std::vector<StructInfo> infos;
+    auto border = [&](const PrimExpr& width) {
+      auto s = shape;
+      s[i] = width;
+      Value b = c.op("broadcast_to", {fill, shapeExpr(s)});
+      parts.push_back(b.expr);
+      infos.push_back(b.sinfo);
+    };
+    if (!isConstInt(before, 0))
+      border(before);
+    parts.push_back(x.expr);
+    infos.push_back(x.sinfo);
+    if (!isConstInt(after, 0))
+      border(after);
+    Expr tuple = make<Tuple>(parts, tupleSInfo(infos));
+    x = c.op("concat", {tuple}, {{"axis", int64_t(i)}});
+    shape = *as<TensorSInfo>(x.sinfo)->shape;
+  }
+  c.output(0, x);
+}
+
 void convertPad(NodeContext& c) {
   int rank = c.rank(0);
+  if (c.opset >= 11 && !c.constant(1))
+    return padToComputedWidths(c, rank);
   std::vector<int64_t> pads;
   double value = 0;
   if (c.opset < 2) {
@@ -230,7 +504,7 @@ void convertPad(NodeContext& c) {
 }
 
 void convertExpand(NodeContext& c) {
-  auto target = c.constInts(1, "Expand's shape");
+  auto target = c.shapeIntsOrRuntime(1, "Expand's shape");
   auto in = c.shape(0);
   size_t n = std::max(target.size(), in.size());
   std::vector<PrimExpr> out(n);
@@ -238,15 +512,20 @@ void convertExpand(NodeContext& c) {
     int64_t ti = static_cast<int64_t>(i) - static_cast<int64_t>(n - target.size());
     int64_t xi = static_cast<int64_t>(i) - static_cast<int64_t>(n - in.size());
     PrimExpr xd = xi >= 0 ? in[xi] : intImm(1);
-    if (ti < 0 || target[ti] == 1)
+    PrimExpr td = ti >= 0 ? target[ti] : intImm(1);
+    auto xc = asConstInt(xd), tc = asConstInt(td);
+    // Bidirectional broadcast: the result is the dim that is not 1.
+    if (tc && *tc == 1)
       out[i] = xd;
-    else if (isConstInt(xd, 1) || (asConstInt(xd) && *asConstInt(xd) == target[ti]))
-      out[i] = intImm(target[ti]);
-    else if (!asConstInt(xd))
-      out[i] = xd; // symbolic dim against a fixed one: must agree at run time
+    else if (xc && *xc == 1)
+      out[i] = td;
+    else if (xc && tc && *xc != *tc)
+      c.unsupported("cannot expand dim " + std::to_string(*xc) + " to " + std::to_string(*tc));
+    else if (xc || tc || op::arith::provablyEqual(xd, td))
+      out[i] = xd; // a symbolic dim against a fixed one must agree at run time
     else
-      c.unsupported("cannot expand dim " + std::to_string(*asConstInt(xd)) + " to " +
-                    std::to_string(target[ti]));
+      c.unsupported("cannot decide at import whether dim " + op::primExprStr(xd) + " expands to " +
+                    op::primExprStr(td) + " (neither is 1 nor provably equal)");
   }
   c.output(0, c.op("broadcast_to", {c.expr(0), shapeExpr(out)}));
 }
@@ -257,18 +536,18 @@ void convertTile(NodeContext& c) {
   if (c.opset < 6)
     c.unsupported("opset " + std::to_string(c.opset) +
                   " Tile (tiles and axis inputs) is not supported; opset 6 and later are");
-  auto reps = c.constInts(1, "Tile's repeats");
+  auto reps = c.shapeIntsOrRuntime(1, "Tile's repeats"); // symbolic or run-time
   auto in = c.shape(0);
   if (reps.size() != in.size())
     c.unsupported("repeats has " + std::to_string(reps.size()) + " values for rank " +
                   std::to_string(in.size()));
   std::vector<PrimExpr> unit, wide, out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (reps[i] < 0)
+    if (auto r = asConstInt(reps[i]); r && *r < 0)
       c.unsupported("negative repeats");
     unit.insert(unit.end(), {intImm(1), in[i]});
-    wide.insert(wide.end(), {intImm(reps[i]), in[i]});
-    out.push_back(foldMul(intImm(reps[i]), in[i]));
+    wide.insert(wide.end(), {reps[i], in[i]});
+    out.push_back(foldMul(reps[i], in[i]));
   }
   Value x = c.op("reshape", {c.expr(0), shapeExpr(unit)});
   x = c.op("broadcast_to", {x.expr, shapeExpr(wide)});
@@ -432,14 +711,12 @@ void convertConstant(NodeContext& c) {
   }
 }
 
-/// Shape/Size of a static shape (the folder handles constant inputs).
+/// Shape/Size: a constant for a static shape, else a symbolic shape value
+/// over the input's shape variables (see Value::sym).
 void convertShape(NodeContext& c, bool size) {
-  auto shape = c.staticShape(0, size ? "Size" : "Shape");
+  auto shape = c.shape(0);
   if (size) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    c.output(0, NodeContext::constant(int64Tensor({n}, {})));
+    c.output(0, NodeContext::symbolic({op::arith::product(shape)}, true, DataType::Int64()));
     return;
   }
   int64_t rank = static_cast<int64_t>(shape.size());
@@ -447,10 +724,72 @@ void convertShape(NodeContext& c, bool size) {
   auto clampIdx = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   start = clampIdx(start);
   end = clampIdx(end);
-  std::vector<int64_t> vals;
+  std::vector<PrimExpr> vals;
   for (int64_t i = start; i < end; ++i)
     vals.push_back(shape[i]);
-  c.output(0, NodeContext::constant(int64Tensor(vals, {static_cast<int64_t>(vals.size())})));
+  c.output(0, NodeContext::symbolic(vals, false, DataType::Int64()));
+}
+
+/// ConstantOfShape of a symbolic shape: the value broadcast to it.
+void convertConstantOfShape(NodeContext& c) {
+  auto shape = c.shapeIntsOrRuntime(0, "ConstantOfShape's shape");
+  for (auto& d : shape)
+    if (auto k = asConstInt(d); k && *k < 0)
+      c.unsupported("negative dimension in ConstantOfShape");
+  Tensor v = c.hasAttr("value") ? c.attrTensor("value") : Tensor(DataType::Float32(), {});
+  if (v.numel() != 1)
+    c.unsupported("ConstantOfShape's value must hold one element");
+  Value scalar = NodeContext::constant(v.reshaped({}));
+  c.output(0, c.op("broadcast_to", {scalar.expr, shapeExpr(shape)}));
+}
+
+/// max(ceil((limit - start) / d), 0) over integers, without the max where
+/// the shape variables' non-negativity already proves it.
+PrimExpr symbolicRangeLength(const PrimExpr& start, const PrimExpr& limit, int64_t d) {
+  PrimExpr span = d > 0 ? limit - start : start - limit;
+  int64_t ad = d > 0 ? d : -d;
+  PrimExpr n = floordiv(span + intImm(ad - 1), intImm(ad));
+  // Range(0, Gather(Shape(x), 2)) needs no max(n, 0).
+  return nonNegative(n);
+}
+
+/// Range whose length is not known at import time. The length n is
+/// max(ceil((limit - start) / delta), 0): a symbolic expression when start
+/// and limit are symbolic shape values and delta a constant integer, else
+/// computed at run time (in float64) and bound to a fresh shape variable.
+/// The values are start + i * delta for i = 0..n-1 (an exclusive running
+/// sum of ones gives i).
+void convertRange(NodeContext& c) {
+  for (int i = 0; i < 3; ++i)
+    if (c.rank(i) != 0)
+      c.unsupported("start, limit and delta must be scalars");
+  DataType dt = c.dtype(0);
+  auto start = c.symInts(0), limit = c.symInts(1);
+  const Tensor* deltaT = c.constant(2);
+  std::optional<int64_t> d;
+  if (deltaT && deltaT->numel() == 1 && deltaT->getDouble(0) == std::floor(deltaT->getDouble(0)))
+    d = static_cast<int64_t>(deltaT->getDouble(0));
+  if (d && *d == 0)
+    c.unsupported("Range with delta 0");
+  PrimExpr n;
+  if (start && limit && d) {
+    n = symbolicRangeLength((*start)[0], (*limit)[0], *d);
+  } else {
+    DataType f64 = DataType::Float(64);
+    auto asF64 = [&](int i) { return c.op("astype", {c.expr(i)}, {{"dtype", f64}}).expr; };
+    Value span = c.op("subtract", {asF64(1), asF64(0)});
+    Value steps = c.op("ceil", {c.op("divide", {span.expr, asF64(2)}).expr});
+    steps = c.op("maximum", {steps.expr, NodeContext::scalar(0, f64).expr});
+    Value len = c.op("astype", {steps.expr}, {{"dtype", DataType::Int64()}});
+    len = c.op("reshape", {len.expr, shapeExpr({intImm(1)})});
+    n = c.runtimeShape(len, c.node.output(0) + "_len")[0];
+  }
+  Expr values = iota(c, n).expr;
+  if (!(dt == DataType::Int64()))
+    values = c.op("astype", {values}, {{"dtype", dt}}).expr;
+  if (!d || *d != 1)
+    values = c.op("multiply", {values, c.expr(2)}).expr;
+  c.output(0, c.op("add", {values, c.expr(0)}));
 }
 
 } // namespace
@@ -488,18 +827,8 @@ void addShapeConverters(ConverterTable& t) {
                    {"value", "value_float", "value_floats", "value_int", "value_ints"}};
   t["Shape"] = {[](NodeContext& c) { convertShape(c, false); }, {"start", "end"}};
   t["Size"] = {[](NodeContext& c) { convertShape(c, true); }, {}};
-  t["ConstantOfShape"] = {[](NodeContext& c) {
-                            c.constInts(0, "ConstantOfShape's shape");
-                            c.unsupported("internal: ConstantOfShape was not folded");
-                          },
-                          {"value"}};
-  t["Range"] = {[](NodeContext& c) {
-                  c.constScalar(0, "Range's start");
-                  c.constScalar(1, "Range's limit");
-                  c.constScalar(2, "Range's delta");
-                  c.unsupported("internal: Range was not folded");
-                },
-                {}};
+  t["ConstantOfShape"] = {convertConstantOfShape, {"value"}};
+  t["Range"] = {convertRange, {}};
 }
 
 } // namespace unity::frontend::detail

@@ -395,9 +395,28 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
     fail(call, ctx, "unknown coordinate_transformation_mode \"" + ctm + "\"");
   if (attrString(call, ctx, "layout") != "NCHW")
     fail(call, ctx, "only layout \"NCHW\" is supported");
-  auto size = expandSpatial(call, ctx, "size", attrInts(call, ctx, "size"), 2);
-  if (size[0] <= 0 || size[1] <= 0)
-    fail(call, ctx, "size must be positive");
+  // The output size: the optional shape operand (symbolic, e.g. read from
+  // another tensor's shape), else the `size` attribute.
+  std::vector<PrimExpr> outHW;
+  if (call.args.size() > 1) {
+    if (hasAttr(call, "size"))
+      fail(call, ctx, "give the output size as the attribute 'size' or as operand 1, not both");
+    int n = -1;
+    auto v = shapeArg(call, ctx, 1, &n);
+    if (n != 2)
+      fail(call, ctx, fmt::format("the output size operand needs 2 values, got {}", n));
+    if (v)
+      for (auto& d : *v) {
+        if (auto k = asConstInt(d); k && *k <= 0)
+          fail(call, ctx, "size must be positive");
+        outHW.push_back(arith::toIndex(d));
+      }
+  } else {
+    auto size = expandSpatial(call, ctx, "size", attrInts(call, ctx, "size"), 2);
+    if (size[0] <= 0 || size[1] <= 0)
+      fail(call, ctx, "size must be positive");
+    outHW = {intImm(size[0]), intImm(size[1])};
+  }
   if (x.ndim >= 0 && x.ndim != 4)
     fail(call, ctx, fmt::format("needs a 4-D NCHW tensor, got rank {}", x.ndim));
   auto floats = [&](const char* name) {
@@ -424,9 +443,31 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
   DataType out = attrDType(call, ctx, "out_dtype");
   if (out.isVoid())
     out = x.dtype;
-  if (!x.shape)
+  if (!x.shape || outHW.empty())
     return tensorSInfo(out, 4);
-  return tensorSInfo(out, {(*x.shape)[0], (*x.shape)[1], intImm(size[0]), intImm(size[1])});
+  return tensorSInfo(out, {(*x.shape)[0], (*x.shape)[1], outHW[0], outHW[1]});
+}
+
+StructInfo deduceTensorToShape(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  if (!x.dtype.isVoid() && !x.dtype.isIntegral())
+    fail(call, ctx, "needs an integer tensor, got " + x.dtype.str());
+  if (x.ndim >= 0 && x.ndim != 1)
+    fail(call, ctx, fmt::format("needs a 1-D tensor, got rank {}", x.ndim));
+  if (!x.shape)
+    return make<ShapeSInfo>(-1);
+  auto n = asConstInt((*x.shape)[0]);
+  if (!n)
+    return make<ShapeSInfo>(-1);
+  return make<ShapeSInfo>(static_cast<int>(*n));
+}
+
+StructInfo deduceShapeToTensor(const Call& call, const DeduceContext& ctx) {
+  int n = -1;
+  shapeArg(call, ctx, 0, &n);
+  if (n < 0)
+    return tensorSInfo(DataType::Int64(), 1);
+  return tensorSInfo(DataType::Int64(), std::vector<int64_t>{n});
 }
 
 } // namespace
@@ -522,12 +563,28 @@ void registerManipulationOps() {
         {"pad_mode", Type::String, false, std::string("constant"), "constant | edge | reflect"}},
        deducePad,
        "pad every axis"});
+  registerOp({"tensor_to_shape",
+              1,
+              1,
+              OpPattern::Opaque,
+              {},
+              deduceTensorToShape,
+              "the values of a 1-D integer tensor as a shape (read by the executor at run time; "
+              "match_cast then names them)"});
+  registerOp({"shape_to_tensor",
+              1,
+              1,
+              OpPattern::Injective,
+              {},
+              deduceShapeToTensor,
+              "the values of a shape as a 1-D int64 tensor (computed at run time)"});
   registerOp(
       {"image.resize2d",
        1,
-       1,
+       2,
        OpPattern::Injective,
-       {{"size", Type::Ints, true, std::vector<int64_t>{}, "output (height, width)"},
+       {{"size", Type::Ints, false, std::vector<int64_t>{},
+         "output (height, width); absent = operand 1, a shape (symbolic sizes)", true},
         {"layout", Type::String, false, std::string("NCHW"), "data layout"},
         {"method", Type::String, false, std::string("linear"), "nearest_neighbor | linear | cubic"},
         {"coordinate_transformation_mode", Type::String, false, std::string("half_pixel"),

@@ -113,6 +113,12 @@ struct FrameEval {
         if (auto* pv = as<PrimVar>((*sh->values)[k]); pv && !shapeEnv.count(pv))
           shapeEnv[pv] = (*vals)[k];
       }
+      for (size_t k = 0; k < vals->size(); ++k) {
+        int64_t want;
+        if (tryEvalInt((*sh->values)[k], want) && want != (*vals)[k])
+          fail(span, what + " has value " + std::to_string((*vals)[k]) + " at position " +
+                         std::to_string(k) + ", expected " + std::to_string(want));
+      }
     }
     if (auto* p = as<PrimSInfo>(s); p && p->value) {
       if (auto* pv = as<PrimVar>(p->value); pv && !shapeEnv.count(pv))
@@ -233,6 +239,24 @@ struct FrameEval {
         for (auto& t : outT)
           fs.emplace_back(t);
         v.v = std::move(fs);
+        return v;
+      }
+      if (op->name == "tensor_to_shape") {
+        // A shape read from data (a Reshape's target computed at run time):
+        // the following match_cast binds its values to shape variables.
+        Value t = eval(c->args.at(0), span);
+        if (!t.isTensor() || t.tensor().ndim() != 1 || !t.tensor().dtype().isIntegral())
+          fail(span, "tensor_to_shape needs a 1-D integer tensor");
+        std::vector<int64_t> dims;
+        for (int64_t i = 0; i < t.tensor().numel(); ++i) {
+          auto d = static_cast<int64_t>(t.tensor().getDouble(i));
+          if (d < 0)
+            fail(span, "a shape computed at run time has the negative value " + std::to_string(d) +
+                           " at position " + std::to_string(i));
+          dims.push_back(d);
+        }
+        Value v;
+        v.v = std::move(dims);
         return v;
       }
       fail(span, "operator '" + op->name +

@@ -9,6 +9,10 @@
 // places statically planned tensors in storage slots kept across runs, and
 // can time every kernel call. It also accepts modules that stopped before
 // LowerToExecutor (plain call_tir), so any point of the pipeline can run.
+// Shapes read from data: it evaluates R.tensor_to_shape itself (a 1-D
+// integer tensor's values as a shape; negative values are an error), and a
+// match_cast to R.Shape([...]) binds the variables seen for the first time
+// and checks the other values.
 #include <chrono>
 #include <map>
 #include <memory>

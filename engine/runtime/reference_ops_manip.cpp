@@ -358,7 +358,7 @@ RefValue resize2d(const OpCall& c) {
   const Tensor& x = c.tensor(0);
   if (c.attrString("layout") != "NCHW" || x.ndim() != 4)
     c.fail("only 4-D NCHW tensors are supported");
-  auto size = c.attrInts("size");
+  auto size = c.args.size() > 1 ? c.shape(1) : c.attrInts("size");
   if (size.size() == 1)
     size.assign(2, size[0]);
   if (size.size() != 2 || size[0] <= 0 || size[1] <= 0)
@@ -483,6 +483,26 @@ void addManipOps(OpTable& t) {
   };
   t["nn.pad"] = pad;
   t["image.resize2d"] = resize2d;
+  t["tensor_to_shape"] = [](const OpCall& c) {
+    const Tensor& x = c.tensor(0);
+    if (x.ndim() != 1)
+      c.fail("needs a 1-D tensor");
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      auto d = static_cast<int64_t>(x.getDouble(i));
+      if (d < 0)
+        c.fail("negative value " + std::to_string(d) + " in a shape");
+      dims.push_back(d);
+    }
+    return RefValue::shape(std::move(dims));
+  };
+  t["shape_to_tensor"] = [](const OpCall& c) {
+    auto v = c.shape(0);
+    Tensor out(DataType::Int64(), {static_cast<int64_t>(v.size())});
+    for (size_t i = 0; i < v.size(); ++i)
+      store(out, static_cast<int64_t>(i), static_cast<double>(v[i]));
+    return RefValue(out);
+  };
 }
 
 } // namespace unity::runtime::reference

@@ -41,9 +41,11 @@ Tensor reshape(const Tensor& x, std::vector<PrimExpr> shape, const std::string& 
   if (a && b && *a != *b)
     fail(name, "cannot reshape " + shapeStr(x.shape()) + " (" + std::to_string(*a) +
                    " elements) to " + shapeStr(shape) + " (" + std::to_string(*b) + " elements)");
-  if (!a && !b && !arith::provablyEqual(product(x.shape(), 0), product(shape, 0)))
-    fail(name, "cannot prove that " + shapeStr(x.shape()) + " and " + shapeStr(shape) +
-                   " have as many elements");
+  // Symbolic counts that are not provably equal ((N, 8, 4, W) to
+  // (N, 32, W // 2, 2), equal for even W) are the model's promise, as in
+  // the deduction; the leading source index is then clamped so that a
+  // broken promise reads wrong values, never outside the input.
+  bool provable = (a && b) || arith::provablyEqual(product(x.shape(), 0), product(shape, 0));
   return compute(
       shape,
       [&](const std::vector<PrimExpr>& i) {
@@ -54,6 +56,8 @@ Tensor reshape(const Tensor& x, std::vector<PrimExpr> shape, const std::string& 
         int n = x.ndim();
         for (int d = 0; d < n; ++d) {
           PrimExpr q = floordiv(lin, product(x.shape(), d + 1));
+          if (d == 0 && !provable)
+            q = min(q, x.shape()[0] - intImm(1));
           xi.push_back(d == 0 ? q : floormod(q, x.shape()[d]));
         }
         return x(xi);

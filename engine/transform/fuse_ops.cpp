@@ -251,6 +251,46 @@ private:
     return seen.count(sink) != 0;
   }
 
+  /// Whether every shape variable the members use (in their struct info and
+  /// as kernels' scalar parameters) is a bare dimension of some input's
+  /// shape, so the fused function can bind it from its parameters. A
+  /// variable that only occurs inside compound dims (H in (H + 1) // 2, or
+  /// y in (y * 2,) when the group hides the tensor of shape (y, ...)) could
+  /// not be: such a group stays unfused.
+  bool shapeVarsBindable(const std::vector<int>& members,
+                         const std::vector<const VarNode*>& inputs) const {
+    std::unordered_set<const PrimVar*> bindable;
+    for (auto* v : inputs)
+      if (auto* t = as<TensorSInfo>(v->sinfo); t && t->shape)
+        for (auto& d : *t->shape)
+          if (auto* pv = as<PrimVar>(d))
+            bindable.insert(pv);
+    bool ok = true;
+    auto check = [&](const PrimExpr& e) {
+      walkPrimExpr(e, [&](const PrimExpr& x) {
+        if (auto* pv = as<PrimVar>(x); pv && !bindable.count(pv))
+          ok = false;
+      });
+    };
+    std::function<void(const StructInfo&)> checkSInfo = [&](const StructInfo& s) {
+      if (auto* t = as<TensorSInfo>(s); t && t->shape)
+        for (auto& d : *t->shape)
+          check(d);
+      if (auto* tu = as<TupleSInfo>(s))
+        for (auto& f : tu->fields)
+          checkSInfo(f);
+    };
+    for (int i : members) {
+      const Binding& b = blk_->bindings[i];
+      checkSInfo(b->var->sinfo);
+      if (auto* c = asCallTIR(b->value); c && c->args.size() > 2)
+        if (auto* sh = as<ShapeExpr>(c->args[2]))
+          for (auto& d : sh->values)
+            check(d);
+    }
+    return ok;
+  }
+
   bool outline(const std::vector<int>& members, int groupPattern, std::vector<Binding>& repl,
                std::vector<IRModuleNode::Entry>& newFuncs, IRModule& scope) {
     const auto& bs = blk_->bindings;
@@ -291,6 +331,8 @@ private:
         outputs.push_back(i);
     }
     if (outputs.empty())
+      return false;
+    if (!shapeVarsBindable(members, inputs))
       return false;
 
     // Build the function: params for inputs, fresh vars for every binding.

@@ -173,18 +173,36 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
         actual.push_back(bufOf[av]);
       }
       actual.push_back(dst);
-      if (callee->params.size() != actual.size())
-        return nullptr;
-      Inliner in;
-      for (size_t k = 0; k < actual.size(); ++k) {
-        const BufferRef& formal = callee->params[k].buffer;
-        if (!formal || formal->ndim() != actual[k]->ndim())
+      // The callee's scalar parameters (shape variables no buffer dim binds,
+      // such as H of a (H + 1) // 2 extent) take the call's tir_vars, which
+      // are expressions over the group's shape variables: FuseOps only
+      // groups calls whose variables the inputs' dims bind.
+      std::vector<PrimExpr> scalars;
+      if (call->args.size() > 2) {
+        auto* sh = as<ShapeExpr>(call->args[2]);
+        if (!sh)
           return nullptr;
+        scalars = sh->values;
+      }
+      Inliner in;
+      size_t bi = 0, si = 0;
+      for (auto& p : callee->params) {
+        if (!p.buffer) {
+          if (!p.scalar || si >= scalars.size())
+            return nullptr;
+          in.varMap[p.scalar.get()] = scalars[si++];
+          continue;
+        }
+        if (bi >= actual.size() || p.buffer->ndim() != actual[bi]->ndim())
+          return nullptr;
+        const BufferRef& formal = p.buffer;
         for (int d = 0; d < formal->ndim(); ++d)
           if (auto* sv = as<PrimVar>(formal->shape[d]); sv && !in.varMap.count(sv))
-            in.varMap[sv] = actual[k]->shape[d];
-        in.bufMap[formal.get()] = actual[k];
+            in.varMap[sv] = actual[bi]->shape[d];
+        in.bufMap[formal.get()] = actual[bi++];
       }
+      if (bi != actual.size() || si != scalars.size())
+        return nullptr;
       // A callee's root block (no iterators) only scopes its intermediates;
       // hoist them to the fused function so that later scheduling (inlining
       // a producer into a consumer of another callee) never moves a use out

@@ -141,10 +141,31 @@ void addManipLegalizations(std::map<std::string, LegalizeFn>& t) {
     if (a.hasAttr("roi"))
       p.roi = floats("roi");
     p.extrapolationValue = a.attrFloat("extrapolation_value");
-    auto size = a.attrInts("size");
-    if (size.size() != 2)
+    // The deduced output shape holds the size from the attribute or from
+    // the shape operand (symbolic sizes become scalar parameters).
+    auto s = deducedShape(a);
+    if (!s || s->size() != 4)
       return Outs{};
-    return Outs{topi::resize2d(a.inputs[0], intImm(size[0]), intImm(size[1]), p, "resize2d")};
+    return Outs{topi::resize2d(a.inputs[0], (*s)[2], (*s)[3], p, "resize2d")};
+  };
+  // out[i] = value i of the shape: a chain of selects on the index, the
+  // symbolic values' variables becoming the kernel's scalar parameters.
+  t["shape_to_tensor"] = [](const LegalizeArgs& a) {
+    auto* se = as<ShapeExpr>(a.call.args[0]);
+    auto s = deducedShape(a);
+    if (!se || !s)
+      return Outs{};
+    std::vector<PrimExpr> vals = se->values;
+    return Outs{te::compute(
+        *s,
+        [vals](const std::vector<PrimExpr>& i) {
+          PrimExpr r = intImm(0);
+          for (size_t k = vals.size(); k-- > 0;)
+            r = select(eq(i[0], intImm(static_cast<int64_t>(k))), cast(DataType::Int64(), vals[k]),
+                       r);
+          return r;
+        },
+        "shape_to_tensor")};
   };
 }
 

@@ -116,10 +116,13 @@ public:
           outVars.push_back(v);
         }
         Var unit = makeVar("_" + std::to_string(tmp++), objectSInfo());
-        Expr dps =
-            make<Call>(Expr(make<ExternFunc>(kCallTIRDps)),
-                       std::vector<Expr>{call->args[0], call->args[1], Expr(make<Tuple>(outVars))},
-                       Attrs{}, std::vector<StructInfo>{}, objectSInfo());
+        // The kernel's scalar shape parameters (call_tir's tir_vars) follow
+        // the outputs.
+        std::vector<Expr> dpsArgs{call->args[0], call->args[1], Expr(make<Tuple>(outVars))};
+        if (call->args.size() > 2)
+          dpsArgs.push_back(call->args[2]);
+        Expr dps = make<Call>(Expr(make<ExternFunc>(kCallTIRDps)), std::move(dpsArgs), Attrs{},
+                              std::vector<StructInfo>{}, objectSInfo());
         out.push_back(make<VarBinding>(unit, dps, b->span));
         if (outs.size() > 1)
           out.push_back(

@@ -354,6 +354,9 @@ std::vector<OpCase> manipCases() {
   cs.push_back({"image.resize2d", im,
                 "R.image.resize2d(x, size=[5, 5], "
                 "coordinate_transformation_mode=\"pytorch_half_pixel\")"});
+  // The output size as a (symbolic) shape operand.
+  cs.push_back({"image.resize2d", im, "R.image.resize2d(x, R.shape([n + 2, n * 3]))"});
+  cs.push_back({"shape_to_tensor", x, "R.shape_to_tensor(R.shape([n * 12, 3, n + 1]))"});
   return cs;
 }
 
@@ -431,6 +434,8 @@ std::vector<OpCase> allCases() {
 const std::map<std::string, std::string> kSkipped = {
     {"call_tir", "lowering-internal; covered by examples/call_tir.uir and the reference tests"},
     {"call_dps_library", "calls an external library symbol; the reference has nothing to run"},
+    {"tensor_to_shape", "gives a shape value, read by the executor itself and named by a "
+                        "match_cast; covered by tests/engine/frontend/onnx_dynamic_shape_test.cpp"},
 };
 
 /// Builds the case and compares with the reference at each size of n.

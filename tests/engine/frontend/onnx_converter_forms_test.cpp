@@ -163,15 +163,23 @@ TEST(OnnxForms, Opset3ConcatDefaultsToAxis1AndOpset5CastNamesItsType) {
 }
 
 TEST(OnnxForms, ShapeInputIsReportedSpecializableAndSpecializationFoldsIt) {
+  // Unsqueeze's axes must be known at import time: a graph input is named.
+  OnnxModelBuilder s;
+  s.input("X", {int64_t(2), int64_t(6)});
+  s.input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
+  s.node("Unsqueeze", {"X", "axes"}, {"Y"}, "unsqueeze");
+  s.output("Y");
+  auto r = refusal(s);
+  EXPECT_EQ(r.specializable, "axes");
+  EXPECT_EQ(r.specializableIndex, 1);
+
+  // A Reshape's target may be a run-time value; specializing it still
+  // folds it into a constant.
   OnnxModelBuilder b;
   b.input("X", {int64_t(2), int64_t(6)});
   b.input("shape", {int64_t(2)}, onnx::TensorProto::INT64);
   b.node("Reshape", {"X", "shape"}, {"Y"}, "reshape");
   b.output("Y");
-  auto r = refusal(b);
-  EXPECT_EQ(r.specializable, "shape");
-  EXPECT_EQ(r.specializableIndex, 1);
-
   frontend::ImportOptions o;
   o.inputValues["shape"] = int64s({2}, {3, -1});
   IRModule m = frontend::importOnnxBytes(b.bytes(), o);
@@ -395,25 +403,26 @@ TEST(OnnxForms, TileRepeatsEachAxis) {
 TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization) {
   OnnxModelBuilder b(13);
   b.input("X", {int64_t(4)});
-  b.input("n", {}, onnx::TensorProto::INT64);
-  b.initializer("zero", {}, {0});
-  b.initializer("one", {}, {1});
-  OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"nf"}), "to", onnx::TensorProto::FLOAT);
-  b.node("Range", {"zero", "nf", "one"}, {"r"}, "range");
-  b.node("Add", {"r", "X"}, {"Y"});
+  b.input("n", {int64_t(1)}, onnx::TensorProto::INT32);
+  b.intInitializer("one", {1});
+  OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"ni"}), "to", onnx::TensorProto::INT64);
+  b.node("Sub", {"ni", "one"}, {"axes"});
+  b.node("Unsqueeze", {"X", "axes"}, {"Y"}, "unsqueeze");
   b.output("Y");
   auto r = refusal(b);
-  EXPECT_EQ(r.node, "range");
-  EXPECT_EQ(r.specializable, "n"); // 'nf' is computed from 'n' only
+  EXPECT_EQ(r.node, "unsqueeze");
+  EXPECT_EQ(r.specializable, "n"); // 'axes' is computed from 'n' only
   EXPECT_EQ(r.specializableIndex, 1);
 
   frontend::ImportOptions o;
-  o.inputValues["n"] = int64s({}, {4});
+  Tensor n(DataType::Int32(), {1});
+  n.setDouble(0, 2);
+  o.inputValues["n"] = n;
   auto x = std::vector<float>{10, 20, 30, 40};
   auto out = importAndRun(b, {floats({4}, x)}, o);
-  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{4}));
+  ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{4, 1}));
   for (int i = 0; i < 4; ++i)
-    EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i] + i);
+    EXPECT_FLOAT_EQ(out[0].getDouble(i), x[i]);
 
   // A value that also depends on a float input is not traced back.
   OnnxModelBuilder c(13);
@@ -421,7 +430,7 @@ TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization
   c.input("n", {int64_t(1)}, onnx::TensorProto::INT64);
   OnnxModelBuilder::attrInt(c.node("Cast", {"X"}, {"xi"}), "to", onnx::TensorProto::INT64);
   c.node("Add", {"xi", "n"}, {"s"});
-  c.node("Reshape", {"X", "s"}, {"Y"}, "reshape");
+  c.node("Unsqueeze", {"X", "s"}, {"Y"}, "unsqueeze");
   c.output("Y");
   EXPECT_EQ(refusal(c).specializable, "");
 }
