@@ -245,7 +245,7 @@ void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
   auto curve =
       tuneKernel(fn, threads,
                  "matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
-  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, true);
   auto a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n), ref(m * n);
   setThreads(threads);
@@ -355,7 +355,7 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   auto Y = te::topi::conv2d(X, W, p, "conv");
   auto fn = te::createPrimFunc({X, W, Y});
   auto curve = tuneKernel(fn, threads, convLabel(s));
-  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, false);
+  auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, true);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
