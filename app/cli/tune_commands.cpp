@@ -44,6 +44,7 @@ struct TuneArgs {
   uint64_t seed = 1;
   int batch = 8;
   std::vector<std::string> dims;
+  bool flushCache = false;
   bool quiet = false;
 };
 
@@ -168,6 +169,7 @@ int runTune(const TuneArgs& a) {
               {"batch", a.batch},
               {"time_budget_s", a.timeBudget},
               {"dims", json::object()},
+              {"flush_cache", a.flushCache},
               {"runner", "local"}};
     for (auto& d : a.dims) {
       auto eq = d.find('=');
@@ -187,6 +189,7 @@ int runTune(const TuneArgs& a) {
   opt.batchSize = std::max(1, config.value("batch", 8));
   opt.timeBudgetSeconds = a.resume > 0 ? a.timeBudget : config.value("time_budget_s", 0.0);
   opt.measure.timeoutSeconds = config.value("timeout_s", 10.0);
+  opt.measure.flushCache = config.value("flush_cache", false);
   unity::tuner::LocalRunner runner;
   std::unique_ptr<unity::tuner::TuningRun> run =
       a.resume > 0
@@ -272,6 +275,8 @@ void addTuneCommands(CLI::App& app, CommandList& out) {
   t->add_option("--dim", a->dims,
                 "NAME=VALUE: import the ONNX symbolic dimension NAME as a constant (tasks with "
                 "symbolic extents cannot be timed); repeatable");
+  t->add_flag("--flush-cache", a->flushCache,
+              "Evict the caches before every timed call (inputs start in memory)");
   t->add_flag("--quiet", a->quiet, "No progress table, only the summary");
   out.push_back({t, [a] { return runTune(*a); }});
 }

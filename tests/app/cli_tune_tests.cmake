@@ -40,3 +40,10 @@ set_tests_properties(cli_tune_small PROPERTIES FIXTURES_SETUP tuned_db)
 set_tests_properties(cli_build_with_tuning_db cli_tune_resume_finished_run
   cli_build_other_target_keeps_default cli_tune_resume_unknown_run
   PROPERTIES FIXTURES_REQUIRED tuned_db)
+
+# A running `tune` killed with SIGKILL, then `tune --resume 1`: nothing
+# committed is lost and the run ends with its planned trials.
+add_test(NAME cli_tune_killed_and_resumed
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tune_kill_resume_test.sh $<TARGET_FILE:lowerscope-cli>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/matmul_relu128.uir ${CMAKE_CURRENT_BINARY_DIR}/tune_kill)
+set_tests_properties(cli_tune_killed_and_resumed PROPERTIES TIMEOUT 600)
