@@ -110,7 +110,8 @@ std::vector<unity::tuner::Task> tasksOf(const json& config) {
   unity::BuildOptions o;
   o.target = config.at("target").get<std::string>();
   unity::frontend::ImportOptions io;
-  for (auto& [name, value] : config.value("dims", json::object()).items())
+  json dims = config.value("dims", json::object()); // items() must not outlive it
+  for (auto& [name, value] : dims.items())
     io.dimValues[name] = value.get<int64_t>();
   auto model = unity::frontend::loadModel(config.at("model").get<std::string>(), io);
   auto tasks = unity::tuner::extractTasks(model, o);

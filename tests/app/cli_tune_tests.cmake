@@ -47,3 +47,14 @@ add_test(NAME cli_tune_killed_and_resumed
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tune_kill_resume_test.sh $<TARGET_FILE:lowerscope-cli>
           ${CMAKE_CURRENT_SOURCE_DIR}/data/matmul_relu128.uir ${CMAKE_CURRENT_BINARY_DIR}/tune_kill)
 set_tests_properties(cli_tune_killed_and_resumed PROPERTIES TIMEOUT 600)
+
+# --dim fixes an ONNX model's symbolic batch so its tasks can be timed (and
+# the run stores it: --resume imports the model the same way).
+set(TUNE_DYNAMIC "${PROJECT_SOURCE_DIR}/tests/onnx/models/classifier_flatten/model.onnx")
+add_cli_check(cli_tune_dim_fixes_a_symbolic_batch EXIT 0
+  CLEAN "${TUNE_DIR}_dim"
+  ARGS tune "${TUNE_DYNAMIC}" --dim N=2 --db "${TUNE_DIR}_dim/t.db" --trials 4 --threads 1 --quiet
+  TEXT "run 1 finished: 4 trials recorded" "whose default was measured")
+add_cli_check(cli_tune_dim_needs_name_and_value EXIT 1
+  ARGS tune "${TUNE_DYNAMIC}" --dim N --db "${TUNE_DIR}_dim_bad.db"
+  TEXT "--dim expects NAME=VALUE, got 'N'")
