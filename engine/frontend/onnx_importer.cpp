@@ -169,15 +169,21 @@ private:
         opset = static_cast<int>(op.version());
     if (!model_.has_graph())
       throw Error(source_ + ": the model has no graph");
+    std::string problem;
     if (opset < 0)
-      throw UnsupportedModelError(
-          source_, {{"model", "opset_import", "no default-domain opset is declared"}});
-    if (opset < kMinOpset || opset > kMaxOpset)
-      throw UnsupportedModelError(
-          source_, {{"model", "opset_import",
-                     "default-domain opset " + std::to_string(opset) + " is outside " +
-                         std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset)}});
-    return opset;
+      problem = "no default-domain opset is declared";
+    else if (opset < kMinOpset || opset > kMaxOpset)
+      problem = "default-domain opset " + std::to_string(opset) + " is outside " +
+                std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset);
+    if (problem.empty())
+      return opset;
+    if (!opts_.keepUnsupported)
+      throw UnsupportedModelError(source_, {{"model", "opset_import", problem}});
+    // Open anything: every default-domain node is refused with this reason
+    // (a model of another domain only, like the training operators, then
+    // opens with all its nodes as placeholders).
+    opsetProblem_ = problem;
+    return kMaxOpset;
   }
 
   void checkSpecialized(const std::string& name, const StructInfo& declared, const Tensor& t) {
@@ -281,6 +287,8 @@ private:
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return refuse(node.domain() + "." + node.op_type(),
                     "operator domain '" + node.domain() + "' is not supported");
+    if (!opsetProblem_.empty())
+      return refuse(node.op_type(), opsetProblem_);
     auto it = converters().find(node.op_type());
     if (it == converters().end())
       return refuse(node.op_type(), "unknown operator");
@@ -454,6 +462,7 @@ private:
   std::set<std::string> poisoned_;
   std::vector<UnsupportedNode> problems_;
   std::map<std::string, const onnx::ValueInfoProto*> declared_; // value_info, graph outputs
+  std::string opsetProblem_; // keepUnsupported: why default-domain nodes are refused
 };
 
 } // namespace

@@ -170,6 +170,42 @@ TEST(OnnxOpenAnything, AnInitializerOfAnUnsupportedTypeIsKeptAsAPlaceholder) {
   EXPECT_NE(buildError(m).find("labels (initializer)"), std::string::npos);
 }
 
+TEST(OnnxOpenAnything, AnOpsetOutsideTheSupportedRangeOpensWithEveryNodeMarked) {
+  OnnxModelBuilder b(21);
+  b.input("X", {int64_t(2)});
+  b.node("Relu", {"X"}, {"Y"}, "relu");
+  b.output("Y");
+  EXPECT_THROW(frontend::importOnnxBytes(b.bytes()), frontend::UnsupportedModelError);
+  IRModule m = importKeeping(b.bytes());
+  auto ph = placeholders(m);
+  ASSERT_EQ(ph.size(), 1u);
+  EXPECT_EQ(ph[0]->attrs.getString("op_type"), "Relu");
+  EXPECT_NE(ph[0]->attrs.getString("reason").find("opset 21 is outside 1..17"), std::string::npos);
+}
+
+TEST(OnnxOpenAnything, AGraphInputOfAnUnsupportedTypeIsKeptAsAPlaceholder) {
+  OnnxModelBuilder b;
+  b.input("X", {int64_t(2)});
+  auto* seq = b.graph->add_input();
+  seq->set_name("S");
+  seq->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::FLOAT);
+  b.node("SequenceLength", {"S"}, {"L"}, "len");
+  b.node("Relu", {"X"}, {"Y"}, "relu");
+  b.output("Y");
+  b.output("L");
+  IRModule m = importKeeping(b.bytes());
+  auto ph = placeholders(m);
+  ASSERT_EQ(ph.size(), 2u);
+  EXPECT_EQ(ph[0]->attrs.getString("node"), "S");
+  EXPECT_EQ(ph[0]->attrs.getString("op_type"), "graph input");
+  EXPECT_EQ(ph[1]->attrs.getString("node"), "len");
+  EXPECT_EQ(as<Function>(m->lookup("main"))->params.size(), 1u); // X only
+}
+
 TEST(OnnxTensorSize, DeclaredSizeOverflowingInt64IsRefusedNamingTheTensor) {
   OnnxModelBuilder b;
   b.input("X", {int64_t(2)});
