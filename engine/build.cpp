@@ -7,6 +7,7 @@
 #include <map>
 
 #include "engine/codegen/codegen.h"
+#include "engine/ir/functor.h"
 #include "engine/runtime/composite_module.h"
 #include "engine/support/error.h"
 #include "engine/transform/partition.h"
@@ -223,6 +224,36 @@ void generateCode(BuildResult& r, const BuildTarget& bt) {
   r.codegenMs = msSince(t0);
 }
 
+/// A module imported for viewing (ImportOptions::keepUnsupported) holds
+/// placeholder calls R.unsupported for the nodes the importer could not
+/// convert; nothing can run them, so the build is refused up front with
+/// every such node, rather than failing later in a pass with a message
+/// about a missing legalization.
+void refuseUnsupported(const ir::IRModule& m) {
+  std::vector<std::string> lines;
+  for (auto& [name, f] : m->functions) {
+    if (!ir::isa<ir::Function>(f))
+      continue;
+    ir::postOrderVisit(f, [&](const ir::Expr& e) {
+      auto* c = ir::as<ir::Call>(e);
+      auto* op = c ? ir::as<ir::OpRef>(c->op) : nullptr;
+      if (!op || op->name != "unsupported")
+        return;
+      lines.push_back("\n  " + c->attrs.getString("node", "?") + " (" +
+                      c->attrs.getString("op_type", "?") +
+                      "): " + c->attrs.getString("reason", "no reason given"));
+    });
+  }
+  if (lines.empty())
+    return;
+  std::string msg = "cannot build: the module holds " + std::to_string(lines.size()) +
+                    " unsupported node" + (lines.size() == 1 ? "" : "s") +
+                    " (imported for viewing only):";
+  for (auto& l : lines)
+    msg += l;
+  throw Error(msg);
+}
+
 } // namespace
 
 runtime::NamedPrimFuncs primFuncsOf(const ir::IRModule& m) {
@@ -234,6 +265,7 @@ runtime::NamedPrimFuncs primFuncsOf(const ir::IRModule& m) {
 }
 
 BuildResult build(const ir::IRModule& m, const BuildOptions& opts) {
+  refuseUnsupported(m);
   BuildResult r;
   r.input = m;
   BuildTarget bt = resolveTarget(opts);

@@ -96,8 +96,10 @@ runtime::NamedPrimFuncs primFuncsOf(const ir::IRModule& m);
 /// attribute (a sub-target name; the default sub-target without one). A
 /// composite executable dispatches each kernel to the module that owns it; a
 /// kernel of a compile-only (cross) part raises an error naming the part
-/// when called. Throws unity::Error (bad target, unknown pipeline or pass,
-/// bad assignment, a pass's error) and transform::Cancelled.
+/// when called. Throws unity::Error (a module holding R.unsupported
+/// placeholders of an import for viewing, listing them; bad target, unknown
+/// pipeline or pass, bad assignment, a pass's error) and
+/// transform::Cancelled.
 BuildResult build(const ir::IRModule& m, const BuildOptions& opts = {});
 
 } // namespace unity

@@ -47,7 +47,12 @@ Session::~Session() = default;
 
 bool Session::open(const QString& path, QString* error) {
   try {
-    unity::ir::IRModule m = unity::frontend::loadModel(path.toStdString());
+    // Open anything: ONNX nodes the importer cannot convert become marked
+    // placeholders, so the graph can be looked at; Build is refused with
+    // their list (unity::build).
+    unity::frontend::ImportOptions io;
+    io.keepUnsupported = true;
+    unity::ir::IRModule m = unity::frontend::loadModel(path.toStdString(), io);
     setModule(m, path);
     Q_EMIT info(tr("Opened %1").arg(path));
     return true;

@@ -1,8 +1,11 @@
 // `lowerscope-cli print FILE` and `lowerscope-cli check FILE`: the text
-// format from the command line. Both parse the .uir file and normalize it
+// format from the command line. Both read the file and normalize it
 // (filling struct info); print writes the module back as text, check runs the
 // well-formedness checker and reports "FILE: ok (N functions, M bindings)" or
-// the located issues (exit code 1).
+// the located issues (exit code 1). print also opens an ONNX model, any
+// ONNX model: nodes the importer cannot convert are kept as marked
+// placeholders R.unsupported(..., op_type=..., reason=...), for viewing
+// (ImportOptions::keepUnsupported); check reads text IR only.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -10,6 +13,7 @@
 #include <memory>
 
 #include "app/cli/commands.h"
+#include "engine/frontend/load_model.h"
 #include "engine/ir/well_formed.h"
 #include "engine/support/error.h"
 #include "engine/text/parser.h"
@@ -40,7 +44,10 @@ unity::ir::IRModule loadNormalized(const std::string& path) {
 }
 
 int runPrint(const std::string& path) {
-  std::fputs(unity::text::printModule(loadNormalized(path)).c_str(), stdout);
+  unity::frontend::ImportOptions io;
+  io.keepUnsupported = true;
+  unity::ir::IRModule m = unity::transform::normalize(unity::frontend::loadModel(path, io));
+  std::fputs(unity::text::printModule(m).c_str(), stdout);
   return 0;
 }
 
@@ -76,8 +83,11 @@ int runCheck(const std::string& path) {
 
 void addModuleCommands(CLI::App& app, CommandList& out) {
   auto printFile = std::make_shared<std::string>();
-  CLI::App* print = app.add_subcommand("print", "Parse a .uir module, normalize it and print it");
-  print->add_option("FILE", *printFile, "module in the text format (.uir)")->required();
+  CLI::App* print = app.add_subcommand(
+      "print", "Read a model (text IR or ONNX), normalize it and print it as text IR; ONNX nodes "
+               "that cannot be imported are kept as R.unsupported placeholders");
+  print->add_option("FILE", *printFile, "module in the text format (.uir) or an ONNX model")
+      ->required();
   out.push_back({print, [printFile] { return runPrint(*printFile); }});
 
   auto checkFile = std::make_shared<std::string>();

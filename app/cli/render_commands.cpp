@@ -3,7 +3,9 @@
 // file. Without --pass the input module is drawn (normalized, so edges carry
 // shapes); with --pass the model is built with the default pipeline (passes
 // only, no code generation) and the module after that pass is drawn — the
-// same step numbering as `build --dump-passes` (0 = input).
+// same step numbering as `build --dump-passes` (0 = input). An ONNX model
+// with nodes the importer cannot convert is drawn with those nodes as marked
+// placeholders (R.unsupported); --pass then fails with their list.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -30,7 +32,11 @@ struct RenderArgs {
 
 int runRender(const RenderArgs& a) {
   using unity::Error;
-  unity::ir::IRModule m = unity::frontend::loadModel(a.file);
+  // Open anything: unconvertible ONNX nodes are drawn as R.unsupported
+  // placeholders (build(), and so --pass, refuses such a module).
+  unity::frontend::ImportOptions io;
+  io.keepUnsupported = true;
+  unity::ir::IRModule m = unity::frontend::loadModel(a.file, io);
   std::string where = a.file;
   if (!a.pass.empty()) {
     unity::BuildOptions o;

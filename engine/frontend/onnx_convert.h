@@ -173,6 +173,15 @@ bool foldSymbolic(NodeContext& ctx);
 /// arithmetic...). Returns false when the node is not foldable.
 bool foldNode(NodeContext& ctx);
 
+/// The most bytes one tensor of a model may declare (1 TiB): larger sizes
+/// are refused as corrupt before anything is allocated.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 40;
+/// The element count of a tensor of `shape` (dims >= 0); throws
+/// unity::Error naming `what`, the shape and the byte size when the count
+/// overflows int64 or the bytes exceed kMaxTensorBytes.
+int64_t declaredElements(DataType dtype, const std::vector<int64_t>& shape,
+                         const std::string& what);
+
 /// TensorProto -> Tensor, reading external data relative to modelDir (and
 /// refusing paths that leave it). `what` names the tensor in errors.
 /// Throws unity::Error when malformed, Unsupported for other data types.

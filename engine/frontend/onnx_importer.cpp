@@ -12,7 +12,10 @@
 //    converter's unsupported() or an operator's shape-deduction error) is
 //    recorded and the node's outputs are marked poisoned: later nodes that
 //    consume them are still checked for operator and attributes, so one
-//    import reports every unsupported node at once.
+//    import reports every unsupported node at once. Under
+//    ImportOptions::keepUnsupported a refusal instead binds a placeholder
+//    call R.unsupported (emitPlaceholder) whose output is the type the model
+//    declares for the node's outputs; nothing is poisoned.
 // 4. The graph outputs form the function's result; the module is normalized.
 #include "engine/frontend/onnx_importer.h"
 
@@ -77,6 +80,10 @@ public:
     g_.modelDir = opts_.modelDir;
     for (auto& o : graph.output())
       g_.graphOutputs.push_back(o.name());
+    for (auto& vi : graph.value_info())
+      declared_[vi.name()] = &vi;
+    for (auto& o : graph.output())
+      declared_[o.name()] = &o;
 
     for (auto& init : graph.initializer()) {
       try {
@@ -85,7 +92,14 @@ public:
         g_.values[init.name()] = std::move(v);
       } catch (const Unsupported& u) {
         problems_.push_back({init.name(), "initializer", u.reason});
-        poisoned_.insert(init.name());
+        if (opts_.keepUnsupported) {
+          auto dt = dtypeFromOnnx(init.data_type());
+          std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
+          keepAsPlaceholder(init.name(), "initializer", u.reason,
+                            tensorSInfo(dt.value_or(DataType::Void()), dims));
+        } else {
+          poisoned_.insert(init.name());
+        }
       }
     }
     std::vector<Var> params;
@@ -96,7 +110,10 @@ public:
       size_t before = problems_.size();
       Var v = makeVar(detail::sanitizeName(in.name()), inputSInfo(in));
       if (problems_.size() != before) { // refused type: consumers are not reported again
-        poisoned_.insert(in.name());
+        if (opts_.keepUnsupported)
+          keepAsPlaceholder(in.name(), "graph input", problems_.back().reason, v->sinfo);
+        else
+          poisoned_.insert(in.name());
         continue;
       }
       int position = inputPosition++;
@@ -117,7 +134,7 @@ public:
 
     for (int idx = 0; idx < graph.node_size(); ++idx)
       convertNode(graph.node(idx), idx, opset);
-    if (!problems_.empty())
+    if (!problems_.empty() && !opts_.keepUnsupported)
       throw UnsupportedModelError(source_, problems_);
 
     std::vector<Expr> outs;
@@ -152,15 +169,21 @@ private:
         opset = static_cast<int>(op.version());
     if (!model_.has_graph())
       throw Error(source_ + ": the model has no graph");
+    std::string problem;
     if (opset < 0)
-      throw UnsupportedModelError(
-          source_, {{"model", "opset_import", "no default-domain opset is declared"}});
-    if (opset < kMinOpset || opset > kMaxOpset)
-      throw UnsupportedModelError(
-          source_, {{"model", "opset_import",
-                     "default-domain opset " + std::to_string(opset) + " is outside " +
-                         std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset)}});
-    return opset;
+      problem = "no default-domain opset is declared";
+    else if (opset < kMinOpset || opset > kMaxOpset)
+      problem = "default-domain opset " + std::to_string(opset) + " is outside " +
+                std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset);
+    if (problem.empty())
+      return opset;
+    if (!opts_.keepUnsupported)
+      throw UnsupportedModelError(source_, {{"model", "opset_import", problem}});
+    // Open anything: every default-domain node is refused with this reason
+    // (a model of another domain only, like the training operators, then
+    // opens with all its nodes as placeholders).
+    opsetProblem_ = problem;
+    return kMaxOpset;
   }
 
   void checkSpecialized(const std::string& name, const StructInfo& declared, const Tensor& t) {
@@ -244,6 +267,10 @@ private:
         p.specializableIndex = pi->second;
       }
       problems_.push_back(p);
+      if (opts_.keepUnsupported) {
+        emitPlaceholder(node, name, opType, reason, opset);
+        return;
+      }
       for (auto& o : node.output())
         poisoned_.insert(o);
     };
@@ -260,6 +287,8 @@ private:
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return refuse(node.domain() + "." + node.op_type(),
                     "operator domain '" + node.domain() + "' is not supported");
+    if (!opsetProblem_.empty())
+      return refuse(node.op_type(), opsetProblem_);
     auto it = converters().find(node.op_type());
     if (it == converters().end())
       return refuse(node.op_type(), "unknown operator");
@@ -303,6 +332,99 @@ private:
     }
   }
 
+  /// The struct info the model declares for value `name` (value_info or a
+  /// graph output): the full shape when every dim is a number or a dim_param
+  /// already known from the inputs; else rank and element type only; a
+  /// tensor of unknown rank when nothing is declared.
+  StructInfo declaredSInfo(const std::string& name) {
+    auto it = declared_.find(name);
+    if (it == declared_.end())
+      return tensorSInfo(DataType::Void(), -1);
+    auto& type = it->second->type();
+    if (type.value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      return tensorSInfo(DataType::Void(), -1);
+    if (!type.has_tensor_type())
+      return objectSInfo(); // a sequence, map or optional value
+    auto& tt = type.tensor_type();
+    DataType dt = dtypeFromOnnx(tt.elem_type()).value_or(DataType::Void());
+    if (!tt.has_shape())
+      return tensorSInfo(dt, -1);
+    std::vector<PrimExpr> shape;
+    for (auto& d : tt.shape().dim()) {
+      if (d.has_dim_value() && d.dim_value() >= 0) {
+        shape.push_back(intImm(d.dim_value()));
+        continue;
+      }
+      // A dim_param not among the inputs' would be a shape variable that
+      // nothing defines; keep the rank only.
+      auto fixed = d.has_dim_param() ? opts_.dimValues.find(d.dim_param()) : opts_.dimValues.end();
+      auto known = d.has_dim_param() ? dims_.find(d.dim_param()) : dims_.end();
+      if (fixed != opts_.dimValues.end())
+        shape.push_back(intImm(fixed->second));
+      else if (known != dims_.end())
+        shape.push_back(known->second);
+      else
+        return tensorSInfo(dt, tt.shape().dim_size());
+    }
+    return tensorSInfo(dt, shape);
+  }
+
+  static Attrs placeholderAttrs(const std::string& node, const std::string& opType,
+                                const std::string& reason) {
+    Attrs a;
+    a.set("op_type", opType);
+    a.set("node", node);
+    a.set("reason", reason);
+    return a;
+  }
+
+  /// keepUnsupported: a refused initializer or graph input becomes a
+  /// placeholder without operands, of the given struct info.
+  void keepAsPlaceholder(const std::string& name, const std::string& what,
+                         const std::string& reason, StructInfo sinfo) {
+    Span span;
+    span.origins = {name + ":" + what};
+    Var v = makeDataflowVar(detail::sanitizeName(name), sinfo);
+    Expr call =
+        make<Call>(opRef("unsupported"), std::vector<Expr>{}, placeholderAttrs(name, what, reason),
+                   std::vector<StructInfo>{sinfo}, sinfo);
+    g_.bindings.push_back(make<VarBinding>(v, call, span));
+    g_.values[name] = Value{v, sinfo, std::nullopt, std::nullopt};
+  }
+
+  /// keepUnsupported: binds R.unsupported(node inputs...) standing for the
+  /// refused node, and sets its outputs (a tuple's items for several).
+  void emitPlaceholder(const onnx::NodeProto& node, const std::string& name,
+                       const std::string& opType, const std::string& reason, int opset) {
+    NodeContext ctx(g_, node, name, opset);
+    std::vector<Expr> args;
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i).empty() || !g_.values.count(node.input(i)))
+        continue;
+      try {
+        if (Expr e = ctx.in(i).expr)
+          args.push_back(e);
+      } catch (const Unsupported&) {
+        // an operand that cannot be materialized is left out of the picture
+      }
+    }
+    std::vector<int> outs;
+    std::vector<StructInfo> fields;
+    for (int i = 0; i < node.output_size(); ++i)
+      if (!node.output(i).empty()) {
+        outs.push_back(i);
+        fields.push_back(declaredSInfo(node.output(i)));
+      }
+    StructInfo s = fields.size() == 1 ? fields[0] : tupleSInfo(fields);
+    Expr call = make<Call>(opRef("unsupported"), args, placeholderAttrs(name, opType, reason),
+                           std::vector<StructInfo>{s}, s);
+    Value v = ctx.bind(call, s);
+    if (fields.size() == 1)
+      return ctx.output(outs[0], v);
+    for (size_t k = 0; k < outs.size(); ++k)
+      ctx.output(outs[k], ctx.tupleItem(v, static_cast<int>(k)));
+  }
+
   /// Records, for each run-time output of the node, the graph inputs it is
   /// computed from when those are all integer (or bool) inputs; a value that
   /// also depends on another input gets no entry.
@@ -339,6 +461,8 @@ private:
   std::map<std::string, std::set<std::string>> intDeps_; // see trackIntDeps
   std::set<std::string> poisoned_;
   std::vector<UnsupportedNode> problems_;
+  std::map<std::string, const onnx::ValueInfoProto*> declared_; // value_info, graph outputs
+  std::string opsetProblem_; // keepUnsupported: why default-domain nodes are refused
 };
 
 } // namespace

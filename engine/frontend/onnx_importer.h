@@ -11,7 +11,11 @@
 // model that uses something we cannot import (unknown operator, other
 // domains, unsupported attributes or attribute values, dynamic shapes where a
 // constant is needed) throws ONE UnsupportedModelError listing every such
-// node with its reason.
+// node with its reason -- unless ImportOptions::keepUnsupported is set: then
+// each such node becomes a placeholder call R.unsupported(inputs...,
+// op_type=..., node=..., reason=..., out_sinfo=<declared output>) and the
+// module imports, for viewing (print, render, the workbench); build()
+// refuses it with the list of those nodes.
 #include <map>
 #include <string>
 #include <string_view>
@@ -39,6 +43,16 @@ struct ImportOptions {
   /// shape (Reshape's shape, Slice's bounds, ...), which must be known at
   /// import time. The module then computes the model for these values only.
   std::map<std::string, Tensor> inputValues;
+  /// Open anything: instead of throwing UnsupportedModelError, turn every
+  /// refused node (and initializer or graph input of an unsupported type)
+  /// into a placeholder call of the operator `unsupported` with attributes
+  /// op_type, node and reason. Its output struct info is what the model
+  /// declares for the node's outputs (value_info / graph outputs) when the
+  /// type and every dim are known, else a tensor of unknown shape (rank and
+  /// element type kept when declared). Consumers convert as usual. The
+  /// module prints and draws; build() refuses it, naming each node. For
+  /// viewing only: the CLI's print/render and the workbench set it.
+  bool keepUnsupported = false;
 };
 
 /// One node the importer refused, and why.

@@ -97,6 +97,27 @@ std::string readExternal(const onnx::TensorProto& tp, const std::string& modelDi
 
 } // namespace
 
+int64_t declaredElements(DataType dtype, const std::vector<int64_t>& shape,
+                         const std::string& what) {
+  // Checked in unsigned 128-bit steps: a product of int64 dims can wrap.
+  unsigned __int128 n = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    n *= static_cast<uint64_t>(d);
+    if (n > static_cast<unsigned __int128>(INT64_MAX))
+      overflow = true, n = static_cast<unsigned __int128>(INT64_MAX) + 1;
+  }
+  unsigned __int128 bytes = n * dtype.bytes();
+  if (overflow || bytes > static_cast<unsigned __int128>(kMaxTensorBytes)) {
+    std::string size = overflow ? "more than 2^63 elements"
+                                : std::to_string(static_cast<uint64_t>(bytes)) + " bytes";
+    throw Error(what + ": declared shape " + dtype.str() + Tensor::shapeStr(shape) + " needs " +
+                size + ", over the limit of " + std::to_string(kMaxTensorBytes) +
+                " bytes (2^40) for one tensor; the model is corrupt or its sizes overflow memory");
+  }
+  return static_cast<int64_t>(n);
+}
+
 Tensor tensorFromProto(const onnx::TensorProto& tp, const std::string& modelDir,
                        const std::string& what) {
   auto dtype = dtypeFromOnnx(tp.data_type());
@@ -109,45 +130,58 @@ Tensor tensorFromProto(const onnx::TensorProto& tp, const std::string& modelDir,
   for (int64_t d : shape)
     if (d < 0)
       throw Error(what + ": negative dimension in tensor shape " + Tensor::shapeStr(shape));
-  Tensor t(*dtype, shape);
-  int64_t n = t.numel();
+  int64_t n = declaredElements(*dtype, shape, what);
   auto need = [&](int64_t have) {
     if (have != n)
       throw Error(what + ": tensor has " + std::to_string(have) + " values for shape " +
                   Tensor::shapeStr(shape));
   };
+  // The data present is checked against the declared shape before anything
+  // is allocated: a corrupt or hostile shape must not turn into an
+  // allocation of its declared size.
   bool external = tp.has_data_location() && tp.data_location() == onnx::TensorProto::EXTERNAL;
+  std::string ext;
   if (external || tp.has_raw_data()) {
-    std::string ext;
     const std::string& raw = external ? (ext = readExternal(tp, modelDir, what)) : tp.raw_data();
-    if (raw.size() != t.nbytes())
+    if (raw.size() != static_cast<size_t>(n) * dtype->bytes())
       throw Error(what + ": " + (external ? "external" : "raw") + " data has " +
-                  std::to_string(raw.size()) + " bytes, expected " + std::to_string(t.nbytes()) +
-                  " for " + dtype->str() + Tensor::shapeStr(shape));
+                  std::to_string(raw.size()) + " bytes, expected " +
+                  std::to_string(static_cast<size_t>(n) * dtype->bytes()) + " for " + dtype->str() +
+                  Tensor::shapeStr(shape));
+  } else if (tp.float_data_size()) {
+    need(tp.float_data_size());
+  } else if (tp.double_data_size()) {
+    need(tp.double_data_size());
+  } else if (tp.int64_data_size()) {
+    need(tp.int64_data_size());
+  } else if (tp.int32_data_size()) {
+    need(tp.int32_data_size());
+  } else if (tp.uint64_data_size()) {
+    need(tp.uint64_data_size());
+  } else if (n != 0) {
+    throw Error(what + ": tensor has no data (declared " + dtype->str() + Tensor::shapeStr(shape) +
+                ")");
+  }
+  Tensor t(*dtype, shape);
+  if (external || tp.has_raw_data()) {
+    const std::string& raw = external ? ext : tp.raw_data();
     if (n)
       std::memcpy(t.mutableData(), raw.data(), t.nbytes());
   } else if (tp.float_data_size()) {
-    need(tp.float_data_size());
     for (int64_t i = 0; i < n; ++i)
       t.setDouble(i, tp.float_data(static_cast<int>(i)));
   } else if (tp.double_data_size()) {
-    need(tp.double_data_size());
     for (int64_t i = 0; i < n; ++i)
       t.setDouble(i, tp.double_data(static_cast<int>(i)));
   } else if (tp.int64_data_size()) {
-    need(tp.int64_data_size());
     for (int64_t i = 0; i < n; ++i)
       setIntAt(t, i, tp.int64_data(static_cast<int>(i)));
   } else if (tp.int32_data_size()) {
-    need(tp.int32_data_size());
     for (int64_t i = 0; i < n; ++i)
       setIntAt(t, i, tp.int32_data(static_cast<int>(i)));
   } else if (tp.uint64_data_size()) {
-    need(tp.uint64_data_size());
     for (int64_t i = 0; i < n; ++i)
       setIntAt(t, i, static_cast<int64_t>(tp.uint64_data(static_cast<int>(i))));
-  } else if (n != 0) {
-    throw Error(what + ": tensor has no data");
   }
   return t;
 }

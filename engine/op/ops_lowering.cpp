@@ -2,6 +2,13 @@
 // destination-passing style whose output cannot be deduced from the callee
 // (a PrimFunc writes into buffers it is given), so the caller states it in
 // sinfo_args[0] -- a tensor, or a tuple of tensors for several outputs.
+//
+// Also `unsupported`: the placeholder an importer leaves for a source-model
+// node it cannot convert (ImportOptions::keepUnsupported), so a model that
+// cannot be built can still be opened, printed and drawn. Its output is
+// whatever the source model declares (sinfo_args[0]); it has no
+// legalization and no implementation, and build() refuses a module holding
+// one, naming every such node (engine/build.cpp).
 #include <fmt/format.h>
 
 #include "engine/op/deduce_util.h"
@@ -49,6 +56,14 @@ DeduceFn dpsCall(bool library) {
   };
 }
 
+StructInfo deduceUnsupported(const Call& call, const DeduceContext& ctx) {
+  if (call.sinfoArgs.size() != 1)
+    fail(call, ctx,
+         fmt::format("needs exactly one output struct info in sinfo_args, got {}",
+                     call.sinfoArgs.size()));
+  return call.sinfoArgs[0];
+}
+
 } // namespace
 
 void registerLoweringOps() {
@@ -66,6 +81,16 @@ void registerLoweringOps() {
               {},
               dpsCall(true),
               "call_dps_library(extern, (args...)) with sinfo_args=[output]"});
+  registerOp({"unsupported",
+              0,
+              -1,
+              OpPattern::Opaque,
+              {{"op_type", Type::String, true, std::string(), "the source operator"},
+               {"node", Type::String, false, std::string(), "the source node's name"},
+               {"reason", Type::String, true, std::string(), "why it cannot be converted"}},
+              deduceUnsupported,
+              "placeholder for a source-model node the importer cannot convert (kept so the "
+              "model can be viewed); output as declared in sinfo_args=[output]; cannot be built"});
 }
 
 } // namespace unity::op::detail

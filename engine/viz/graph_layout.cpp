@@ -169,6 +169,8 @@ std::string nodeColor(const GraphNode& n) {
   default:
     break;
   }
+  if (n.op == "unsupported")
+    return "#ff8787"; // a node the importer could not convert: strong red, marked
   switch (n.opPattern) {
   case 0:
     return "#c3fae8"; // elemwise: teal

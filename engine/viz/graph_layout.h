@@ -144,7 +144,8 @@ std::optional<GraphLayout> layoutGraph(const DataflowGraph& g, const LayoutOptio
 std::string renderGraph(const DataflowGraph& g, const std::string& format,
                         const DotOptions& opts = {});
 
-/// Fill colour of a node ("#rrggbb"), by kind and op pattern; the GUI uses
+/// Fill colour of a node ("#rrggbb"), by kind and op pattern (a placeholder
+/// R.unsupported of an import for viewing stands out in red); the GUI uses
 /// the same palette.
 std::string nodeColor(const GraphNode& n);
 /// Name of an op-pattern value ("elemwise", "broadcast", ... "opaque"), "" for -1.

@@ -44,7 +44,15 @@ std::string GraphNode::label() const {
   if (kind == NodeKind::Param || kind == NodeKind::Output || name == op || op.empty())
     return name.empty() ? op : name;
   // A call_tir says what it calls: "c1\nconv2d" rather than "c1\ncall_tir".
-  const std::string& what = op == "call_tir" && !callee.empty() ? callee : op;
+  std::string what = op == "call_tir" && !callee.empty() ? callee : op;
+  // A placeholder for a source node the importer could not convert is
+  // marked with that node's operator: "x\nunsupported: Frobnicate".
+  if (op == "unsupported")
+    for (auto& [k, v] : attrs)
+      if (k == "op_type") {
+        bool quoted = v.size() >= 2 && v.front() == '"' && v.back() == '"';
+        what = "unsupported: " + (quoted ? v.substr(1, v.size() - 2) : v);
+      }
   if (name.empty())
     return what;
   return name + "\n" + what;

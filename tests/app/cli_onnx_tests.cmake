@@ -63,8 +63,29 @@ add_cli_check(cli_onnx_import_external_outside
   ARGS import "${ONNX_OUT}/external/model/model.onnx"
   TEXT "initializer 'w': external data path '../outside.bin'" "outside the model's folder"
     "refusing to read it")
+# Open anything: print and render show a model with a node of an unknown
+# operator, that node marked with its operator and the reason; build and
+# import refuse it, naming the node.
+add_cli_check(cli_onnx_print_unsupported
+  EXIT 0
+  ARGS print "${ONNX_OUT}/unsupported_op.onnx"
+  TEXT "R.unsupported(" "Frobnicate" "unknown operator" "R.nn.relu(")
+add_cli_check(cli_onnx_render_unsupported
+  EXIT 0
+  ARGS render "${ONNX_OUT}/unsupported_op.onnx" --format dot -o "${ONNX_OUT}/unsupported_op.dot"
+  LINES "rendered main"
+  FILE_TEXT "${ONNX_OUT}/unsupported_op.dot=unsupported: Frobnicate")
+add_cli_check(cli_onnx_build_unsupported
+  EXIT 1
+  ARGS build "${ONNX_OUT}/unsupported_op.onnx"
+  TEXT "1 unsupported node" "frob (Frobnicate): unknown operator")
+add_cli_check(cli_onnx_import_unsupported
+  EXIT 1
+  ARGS import "${ONNX_OUT}/unsupported_op.onnx" -o "${ONNX_OUT}/unsupported_op.uir"
+  TEXT "cannot import: 1 unsupported node" "frob (Frobnicate): unknown operator")
 set_tests_properties(cli_onnx_import_truncated cli_onnx_run_truncated
-  cli_onnx_import_external_outside PROPERTIES FIXTURES_REQUIRED onnx_bad_files)
+  cli_onnx_import_external_outside cli_onnx_print_unsupported cli_onnx_render_unsupported
+  cli_onnx_build_unsupported cli_onnx_import_unsupported PROPERTIES FIXTURES_REQUIRED onnx_bad_files)
 add_cli_check(cli_onnx_import_missing
   EXIT 1
   ARGS import "${ONNX_OUT}/no-such-model.onnx"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/text/parser.h"
+#include "engine/viz/graph_layout.h"
 #include "engine/viz/graph_model.h"
 #include "tests/engine/viz/viz_test_util.h"
 
@@ -84,6 +86,31 @@ TEST(VizGraphModel, CallTirCalleeAndPattern) {
   EXPECT_EQ(g.nodes[lv0].label(), "lv0\nmatmul"); // the callee, not "call_tir"
   EXPECT_EQ(g.nodes[g.findNode("x")].label(), "x");
   EXPECT_EQ(g.nodes.size(), 3u + 3u + 1u); // 3 params, 3 calls, output
+}
+
+// A placeholder the importer left for a node it could not convert
+// (ImportOptions::keepUnsupported) is labelled with that node's operator and
+// coloured apart from every operator pattern.
+TEST(VizGraphModel, UnsupportedPlaceholderIsLabelledWithItsOperatorAndMarked) {
+  ir::IRModule m = text::parseModule(R"(@R.function
+def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+    with R.dataflow():
+        f: R.Tensor((2, 3), "float32") = R.unsupported(x, node="frob", op_type="Frobnicate", reason="unknown operator", out_sinfo=R.Tensor((2, 3), "float32"))
+        y: R.Tensor((2, 3), "float32") = R.nn.relu(f)
+        R.output(y)
+    return y
+)",
+                                     "open.uir");
+  DataflowGraph g = extractGraph(m, "main");
+  int f = g.findNode("f"), y = g.findNode("y");
+  ASSERT_GE(f, 0);
+  ASSERT_GE(y, 0);
+  EXPECT_EQ(g.nodes[f].label(), "f\nunsupported: Frobnicate");
+  EXPECT_EQ(g.nodes[y].label(), "y\nnn.relu");
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::Op && n.op != "unsupported") {
+      EXPECT_NE(nodeColor(n), nodeColor(g.nodes[f])) << n.op;
+    }
 }
 
 TEST(VizGraphModel, FusedGroupsAreCollapsibleClusters) {
