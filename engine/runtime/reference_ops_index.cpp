@@ -388,8 +388,8 @@ void addIndexOps(OpTable& t) {
       {"asinh", [](double x) { return std::asinh(x); }},
       {"acosh", [](double x) { return std::acosh(x); }},
       {"atanh", [](double x) { return std::atanh(x); }}};
-  for (auto [name, f] : trig)
-    t[name] = [f](const OpCall& c) { return unaryFloat(c, f); };
+  for (auto& entry : trig) // not a structured binding: clang 14 cannot capture one
+    t[entry.first] = [f = entry.second](const OpCall& c) { return unaryFloat(c, f); };
   t["left_shift"] = [](const OpCall& c) { return shift(c, true); };
   t["right_shift"] = [](const OpCall& c) { return shift(c, false); };
   t["gather_elements"] = gatherElements;

@@ -187,8 +187,9 @@ PassRef libraryGraphToTirPass(const LibraryPattern& pat, const std::string& sub,
       auto* fn = as<Function>(f);
       if (!fn || fn->attrs.getString("target") != sub)
         continue;
+      const std::string& fname = name; // clang 14 cannot capture a structured binding
       auto fail = [&](const std::string& why) {
-        throw Error("GraphToTIR(" + sub + "): function '" + name + "' is assigned to " + p->kind +
+        throw Error("GraphToTIR(" + sub + "): function '" + fname + "' is assigned to " + p->kind +
                     " sub-target '" + sub + "' but " + why);
       };
       auto* seq = as<SeqExpr>(fn->body);
