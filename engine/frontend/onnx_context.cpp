@@ -78,7 +78,13 @@ int64_t intAt(const Tensor& t, int64_t i) {
     return rd(uint32_t{});
   if (d.bits == 64 && d.isIntegral())
     return rd(int64_t{});
-  return static_cast<int64_t>(t.getDouble(i));
+  // A float used as an integer (a shape or index held in a float tensor):
+  // out of int64's range or NaN it has no integer value (the cast would be
+  // undefined behaviour; found by onnx_import_fuzz).
+  double v = t.getDouble(i);
+  if (!(v >= -9.2e18 && v <= 9.2e18))
+    throw Error("a value " + std::to_string(v) + " used as an integer is outside the int64 range");
+  return static_cast<int64_t>(v);
 }
 
 NodeContext::NodeContext(GraphState& g, const onnx::NodeProto& node, std::string name, int opset)

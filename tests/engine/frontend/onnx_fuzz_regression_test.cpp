@@ -1,0 +1,60 @@
+// Inputs onnx_import_fuzz (tests/fuzz) found to crash the importer or to hit
+// undefined behaviour, kept as regression cases: each must import or be
+// refused with unity::Error, in the strict and in the viewing mode, and the
+// refusal must name the cause found when it was fixed. Under the asan preset
+// (UBSan with halt_on_error) a recurrence of the undefined behaviour fails
+// the test too.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "engine/frontend/onnx_importer.h"
+#include "engine/support/error.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// file name -> text the strict import's error must contain.
+const std::map<std::string, std::string> kExpected = {
+    // A Range whose float start is -9.9e27: converting it to int64 was
+    // undefined behaviour.
+    {"float_index_out_of_int64.onnx", "outside the int64 range"},
+};
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST(OnnxFuzzRegression, EveryCaseImportsOrIsRefusedWithItsCause) {
+  fs::path dir = fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/onnx/fuzz_regressions";
+  int cases = 0;
+  for (auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".onnx")
+      continue;
+    ++cases;
+    std::string name = e.path().filename().string(), bytes = readAll(e.path());
+    for (bool keep : {false, true}) {
+      unity::frontend::ImportOptions o;
+      o.sourceName = name;
+      o.keepUnsupported = keep;
+      try {
+        unity::frontend::importOnnxBytes(bytes, o);
+        EXPECT_TRUE(keep) << name << ": imported in strict mode, expected a refusal";
+      } catch (const unity::Error& err) {
+        auto it = kExpected.find(name);
+        ASSERT_NE(it, kExpected.end()) << name << " has no expected cause listed";
+        EXPECT_NE(std::string(err.what()).find(it->second), std::string::npos)
+            << name << ": " << err.what();
+      }
+    }
+  }
+  EXPECT_EQ(cases, int(kExpected.size())) << "every listed case has a file and vice versa";
+}
+
+} // namespace
