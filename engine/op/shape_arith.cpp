@@ -1,9 +1,12 @@
 #include "engine/op/shape_arith.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "engine/ir/arith.h"
+#include "engine/support/error.h"
 
 namespace unity::op::arith {
 
@@ -54,6 +57,24 @@ PrimExpr toIndex(const PrimExpr& e) {
 
 namespace {
 
+// Shape arithmetic on constants from a model file: a product or sum outside
+// int64 is refused, not wrapped (signed overflow is undefined behaviour;
+// found by onnx_import_fuzz).
+int64_t mulChecked(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw Error("shape arithmetic: " + std::to_string(a) + " * " + std::to_string(b) +
+                " overflows int64");
+  return r;
+}
+int64_t addChecked(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    throw Error("shape arithmetic: " + std::to_string(a) + " + " + std::to_string(b) +
+                " overflows int64");
+  return r;
+}
+
 /// constant + sum(coeff * atom)
 struct Linear {
   int64_t constant = 0;
@@ -64,15 +85,15 @@ struct Linear {
       return;
     for (auto& [a, c] : terms)
       if (primEqual(a, atom)) {
-        c += coeff;
+        c = addChecked(c, coeff);
         return;
       }
     terms.emplace_back(atom, coeff);
   }
   void add(const Linear& o, int64_t scale) {
-    constant += o.constant * scale;
+    constant = addChecked(constant, mulChecked(o.constant, scale));
     for (auto& [a, c] : o.terms)
-      addTerm(a, c * scale);
+      addTerm(a, mulChecked(c, scale));
   }
   void prune() {
     std::erase_if(terms, [](auto& t) { return t.second == 0; });
@@ -81,6 +102,8 @@ struct Linear {
 };
 
 int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == -1 && a == INT64_MIN)
+    throw Error("shape arithmetic: " + std::to_string(a) + " // -1 overflows int64");
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -180,7 +203,7 @@ Linear linearize(const PrimExpr& e) {
       PrimExpr fa = rebuild(x), fb = rebuild(y);
       if (x.constant == 0 && y.constant == 0 && x.terms.size() == 1 && y.terms.size() == 1) {
         l.addTerm(binary(NodeKind::Mul, x.terms[0].first, y.terms[0].first),
-                  x.terms[0].second * y.terms[0].second);
+                  mulChecked(x.terms[0].second, y.terms[0].second));
         return l;
       }
       l.addTerm(binary(NodeKind::Mul, fa, fb), 1);
