@@ -80,6 +80,9 @@ void convertConv(NodeContext& c, bool transpose) {
                   "-D convolution is not supported (1-D, 2-D and 3-D are)");
   int sp = rank - 2;
   auto wshape = c.staticShape(1, "Conv");
+  if (static_cast<int>(wshape.size()) != rank)
+    c.unsupported("the weight has rank " + std::to_string(wshape.size()) + ", the input " +
+                  std::to_string(rank) + " (they must match)");
   std::vector<int64_t> k(wshape.begin() + 2, wshape.end());
   if (c.hasAttr("kernel_shape") && c.attrInts("kernel_shape") != k)
     c.unsupported("kernel_shape differs from the weight's shape");

@@ -24,6 +24,9 @@ const std::map<std::string, std::string> kExpected = {
     // A Range whose float start is -9.9e27: converting it to int64 was
     // undefined behaviour.
     {"float_index_out_of_int64.onnx", "outside the int64 range"},
+    // A ConvTranspose whose weight has rank 1: slicing its kernel dims threw
+    // std::length_error (an internal error).
+    {"convtranspose_weight_rank_1.onnx", "the weight has rank 1, the input 3"},
 };
 
 std::string readAll(const fs::path& p) {
