@@ -304,6 +304,11 @@ private:
     }
     if (!badAttrs.empty())
       return refuse(node.op_type(), "unsupported attribute " + badAttrs);
+    // Every operator the converters know has at least one output; a node
+    // without any is malformed (converters name their results after
+    // output 0; found by onnx_import_fuzz).
+    if (node.output_size() == 0)
+      return refuse(node.op_type(), "the node has no outputs");
     if (inputPoisoned) {
       for (auto& o : node.output())
         poisoned_.insert(o);
