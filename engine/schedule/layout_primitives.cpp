@@ -15,6 +15,15 @@
 // Every load X[e0, .., en] in B becomes X_packed[en // W, e0, .., e(n-1),
 // en % W], and B's read regions follow. Other readers of X keep reading X.
 //
+// packLayout(B, X, W, a) packs along axis a instead of the last: X_packed
+// has shape [ceil(da / W), the other extents in order, W] and X[e0, .., en]
+// becomes X_packed[ea // W, e0, .., en without ea, ea % W]. That is the
+// "A" side of a register tile: a convolution's weight W[f, c, ky, kx] read
+// by U output channels at once (f = u) becomes W_packed[f / U][c][ky][kx]
+// [U], so every reduce step broadcasts U consecutive floats of one stream
+// instead of U floats a whole filter (c * ky * kx floats) apart; oneDNN's
+// blocked weight layouts (OIhw16o and kin) do the same.
+//
 // packLayout(B, X, W, l) puts the copy first in the body of loop l (around
 // B) instead. With B's iterators replaced by their bindings and every loop
 // around B bounded, each packed index whose simplified expression uses no
@@ -44,13 +53,16 @@ using namespace detail;
 
 namespace {
 
-/// X[e0, .., en] -> X_packed[en // W, e0, .., e(n-1), en % W].
-std::vector<PrimExpr> packedIndices(const std::vector<PrimExpr>& idx, int64_t w) {
-  const PrimExpr& last = idx.back();
-  PrimExpr width = makeConst(last->dtype, double(w));
-  std::vector<PrimExpr> out{floordiv(last, width)};
-  out.insert(out.end(), idx.begin(), idx.end() - 1);
-  out.push_back(floormod(last, width));
+/// X[e0, .., en] -> X_packed[ea // W, e0, .., (no ea), .., en, ea % W]
+/// for the packed axis a.
+std::vector<PrimExpr> packedIndices(const std::vector<PrimExpr>& idx, int64_t w, size_t a) {
+  const PrimExpr& along = idx[a];
+  PrimExpr width = makeConst(along->dtype, double(w));
+  std::vector<PrimExpr> out{floordiv(along, width)};
+  for (size_t d = 0; d < idx.size(); ++d)
+    if (d != a)
+      out.push_back(idx[d]);
+  out.push_back(floormod(along, width));
   return out;
 }
 
@@ -60,6 +72,7 @@ struct Redirect : StmtMutator {
   const Buffer* from;
   BufferRef to;
   int64_t w;
+  size_t axis;
   int loads = 0;
 
   using StmtMutator::mutate;
@@ -69,11 +82,11 @@ struct Redirect : StmtMutator {
     if (load->buffer.get() != from)
       return base;
     ++loads;
-    return make<BufferLoad>(to, packedIndices(load->indices, w));
+    return make<BufferLoad>(to, packedIndices(load->indices, w, axis));
   }
 
   BufferRegion region(const BufferRegion& r) const {
-    const Range& last = r.region.back();
+    const Range& last = r.region[axis];
     DataType t = last.min->dtype;
     PrimExpr width = makeConst(t, double(w)), one = makeConst(t, 1);
     BufferRegion out{to, {}};
@@ -84,7 +97,9 @@ struct Redirect : StmtMutator {
       PrimExpr end = floordiv(last.min + last.extent - 1, width);
       out.region.push_back(Range{first, arith::simplify(end - first + 1)});
     }
-    out.region.insert(out.region.end(), r.region.begin(), r.region.end() - 1);
+    for (size_t d = 0; d < r.region.size(); ++d)
+      if (d != axis)
+        out.region.push_back(r.region[d]);
     if (isConstInt(last.extent, 1))
       out.region.push_back(Range{floormod(last.min, width), one});
     else
@@ -96,11 +111,16 @@ struct Redirect : StmtMutator {
 } // namespace
 
 BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth) {
-  return packLayout(rv, bufferName, panelWidth, LoopRV{});
+  return packLayout(rv, bufferName, panelWidth, -1, LoopRV{});
 }
 
 BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth,
                              const LoopRV& at) {
+  return packLayout(rv, bufferName, panelWidth, -1, at);
+}
+
+BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, int64_t panelWidth,
+                             int axisArg, const LoopRV& at) {
   auto blk = block(rv);
   const std::string& name = blk->name;
   auto fail = [&](const std::string& why) {
@@ -138,20 +158,29 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
       fail("has a symbolic shape; packing needs constant extents");
     dims.push_back(*c);
   }
-  int64_t n = dims.back();
+  const int rank = static_cast<int>(dims.size());
+  if (axisArg < -1 || axisArg >= rank)
+    fail("axis " + std::to_string(axisArg) + " is out of range for rank " + std::to_string(rank));
+  const size_t axis = axisArg < 0 ? dims.size() - 1 : static_cast<size_t>(axisArg);
+  const bool lastAxis = axis + 1 == dims.size();
+  int64_t n = dims[axis];
   if (panelWidth < 1)
     fail("panel width " + std::to_string(panelWidth) + " is not positive");
-  if (panelWidth >= n)
+  if (lastAxis && panelWidth >= n)
     fail("panel width " + std::to_string(panelWidth) + " is not smaller than the last extent " +
          std::to_string(n) + " (the rows already are contiguous panels)");
+  if (!lastAxis && panelWidth > n)
+    fail("panel width " + std::to_string(panelWidth) + " exceeds the extent " + std::to_string(n) +
+         " of axis " + std::to_string(axis));
   auto* root = as<Block>(func_->body);
   if (!root || !root->iters.empty() || !root->bindings.empty())
     fail("the function has no root block to allocate the packed buffer in");
 
   int64_t panels = (n + panelWidth - 1) / panelWidth;
   std::vector<PrimExpr> shape{intImm(panels)};
-  for (size_t d = 0; d + 1 < dims.size(); ++d)
-    shape.push_back(buf->shape[d]);
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (d != axis)
+      shape.push_back(buf->shape[d]);
   shape.push_back(intImm(panelWidth));
 
   // Under a loop: each index of the packed buffer that the loops around the
@@ -200,7 +229,7 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
     }
     auto fixedIndex = [&](const std::vector<PrimExpr>& idx) {
       std::vector<PrimExpr> out;
-      for (auto& e : packedIndices(idx, panelWidth)) {
+      for (auto& e : packedIndices(idx, panelWidth, axis)) {
         PrimExpr v = an.simplify(substitute(e, bind));
         out.push_back(usesAnyVar(v, inner) ? PrimExpr() : v);
       }
@@ -246,7 +275,7 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
   if (padded)
     col = ir::min(col, intImm(n - 1));
   std::vector<PrimExpr> srcIdx(iterVars.begin() + 1, iterVars.end() - 1);
-  srcIdx.push_back(col);
+  srcIdx.insert(srcIdx.begin() + static_cast<std::ptrdiff_t>(axis), col);
   PrimExpr value = make<BufferLoad>(buf, srcIdx);
   if (padded)
     value = select(lt(iterVars.front() * panelWidth + iterVars.back(), intImm(n)), value,
@@ -271,6 +300,7 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
   rd.from = buf.get();
   rd.to = packed;
   rd.w = panelWidth;
+  rd.axis = axis;
   Stmt init = blk->init ? rd.mutate(blk->init) : blk->init;
   Stmt body = rd.mutate(blk->body);
   std::vector<BufferRegion> reads;
@@ -302,7 +332,13 @@ BlockRV Schedule::packLayout(const BlockRV& rv, const std::string& bufferName, i
   std::vector<LoopLocator> locs;
   if (atLoop)
     locs.push_back(where);
-  trace_.append({"pack_layout", {name}, locs, {param, panelWidth}});
+  // The axis joins the decision only when it is not the last one, so the
+  // traces of the original form (and their workload records) stay as they
+  // were.
+  std::vector<int64_t> decision{param, panelWidth};
+  if (!lastAxis)
+    decision.push_back(static_cast<int64_t>(axis));
+  trace_.append({"pack_layout", {name}, locs, decision});
   return BlockRV{packName};
 }
 

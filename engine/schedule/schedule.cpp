@@ -370,8 +370,9 @@ void Schedule::apply(const Instruction& in) {
     reverseComputeInline(getBlock(in.blocks[0]));
   } else if (in.kind == "pack_layout") {
     needBlocks(1);
-    if (in.decision.size() != 2)
-      throw Error("schedule replay: 'pack_layout' expects [parameter index, panel width], got " +
+    if (in.decision.size() != 2 && in.decision.size() != 3)
+      throw Error("schedule replay: 'pack_layout' expects [parameter index, panel width(, "
+                  "axis)], got " +
                   std::to_string(in.decision.size()) + " value(s)");
     int64_t p = in.decision[0];
     if (p < 0 || p >= static_cast<int64_t>(func_->params.size()) || !func_->params[p].buffer)
@@ -380,8 +381,12 @@ void Schedule::apply(const Instruction& in) {
     if (in.loops.size() > 1)
       throw Error("schedule replay: 'pack_layout' expects at most one loop, got " +
                   std::to_string(in.loops.size()));
+    int64_t axis = in.decision.size() == 3 ? in.decision[2] : -1;
+    if (axis < -1 || axis > 64)
+      throw Error("schedule replay: 'pack_layout': axis " + std::to_string(axis) +
+                  " is out of range");
     packLayout(getBlock(in.blocks[0]), func_->params[p].buffer->name, in.decision[1],
-               loops.empty() ? LoopRV{} : loops[0]);
+               static_cast<int>(axis), loops.empty() ? LoopRV{} : loops[0]);
   } else {
     throw Error("schedule replay: unknown instruction '" + in.kind + "'");
   }

@@ -196,6 +196,13 @@ public:
   /// thread that uses it, with no parallel region of its own.
   BlockRV packLayout(const BlockRV& block, const std::string& buffer, int64_t panelWidth,
                      const LoopRV& at);
+  /// Packs along `axis` (0-based; -1 = the last) instead: shape
+  /// [ceil(d_axis / W), the other extents in order, W]; for an axis other
+  /// than the last, W may equal its extent (one panel, still reordered so
+  /// the axis is innermost). Decision [parameter index, W, axis], the axis
+  /// only when it is not the last. `at` as above (none: before everything).
+  BlockRV packLayout(const BlockRV& block, const std::string& buffer, int64_t panelWidth, int axis,
+                     const LoopRV& at = {});
 
   /// Applies a trace to func (every instruction, in order); sampling
   /// instructions take their recorded decisions, and throw unity::Error

@@ -244,6 +244,52 @@ TEST(PackLayout, TraceReplaysAndRoundTripsThroughJson) {
   EXPECT_TRUE(c.check(r.func()));
 }
 
+TEST(PackLayout, PacksAlongAnAxisOtherThanTheLast) {
+  // A[i, k] of C = A B packed by rows of 4: A_packed[i / 4][k][4], the row
+  // index innermost, so a tile of 4 rows broadcasts 4 consecutive floats.
+  for (int64_t w : {4, 3, 12}) {
+    Case c(12, 16, 5);
+    Schedule s(c.f);
+    BlockRV pack = s.packLayout(s.getBlock("C"), "A", w, 0);
+    EXPECT_EQ(pack.name, "A_pack");
+    auto* root = as<Block>(s.func()->body);
+    ASSERT_EQ(root->allocs.size(), 1u);
+    EXPECT_EQ(shapeOf(root->allocs[0]), (std::vector<int64_t>{(12 + w - 1) / w, 5, w}));
+    // Every load of A in the reduction is A_packed[i // w, k, i % w].
+    auto* blk = findBlock(s.func(), "C");
+    ASSERT_NE(blk, nullptr);
+    int packedLoads = 0;
+    for (auto* l : loadsOf(blk)) {
+      EXPECT_NE(l->buffer->name, "A");
+      if (l->buffer->name == "A_packed") {
+        ++packedLoads;
+        ASSERT_EQ(l->indices.size(), 3u);
+        EXPECT_EQ(l->indices[0]->kind(), NodeKind::FloorDiv);
+        EXPECT_EQ(l->indices[2]->kind(), NodeKind::FloorMod);
+      }
+    }
+    EXPECT_EQ(packedLoads, 1);
+    EXPECT_TRUE(c.check(s.func())) << "w=" << w;
+    // The decision names the axis; it replays to the same function.
+    ASSERT_EQ(s.trace().size(), 1u);
+    EXPECT_EQ(s.trace().instructions()[0].decision, (std::vector<int64_t>{0, w, 0}));
+    Trace back = Trace::fromJsonString(s.trace().toJsonString());
+    Schedule r = Schedule::replay(c.f, back);
+    EXPECT_TRUE(structuralEqual(r.func(), s.func()));
+  }
+  Case c(6, 8, 4);
+  Schedule s(c.f);
+  EXPECT_NE(errorOf([&] {
+              s.packLayout(s.getBlock("C"), "A", 7, 0);
+            }).find("panel width 7 exceeds the extent 6 of axis 0"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              s.packLayout(s.getBlock("C"), "A", 2, 2);
+            }).find("axis 2 is out of range for rank 2"),
+            std::string::npos);
+  EXPECT_EQ(s.trace().size(), 0u);
+}
+
 TEST(PackLayout, ReplayRejectsMalformedDecisions) {
   Case c(4, 8, 4);
   auto replayErr = [&](const std::string& decision) {
@@ -253,7 +299,8 @@ TEST(PackLayout, ReplayRejectsMalformedDecisions) {
                                                   decision + "}]}"));
     });
   };
-  EXPECT_NE(replayErr("[1]").find("expects [parameter index, panel width]"), std::string::npos);
+  EXPECT_NE(replayErr("[1]").find("expects [parameter index, panel width"), std::string::npos);
+  EXPECT_NE(replayErr("[0, 4, 9]").find("axis 9 is out of range for rank 2"), std::string::npos);
   EXPECT_NE(replayErr("[7, 4]").find("parameter 7 is not a buffer parameter"), std::string::npos);
   std::string err = replayErr("[0, 4]"); // A: read, but its last extent is 4
   EXPECT_NE(err.find("instruction 0 (pack_layout)"), std::string::npos) << err;
