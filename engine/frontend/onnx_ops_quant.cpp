@@ -77,6 +77,9 @@ Value integerConv(NodeContext& c, int x, int xz, int w, int wz) {
     c.unsupported(std::to_string(rank - 2) + "-D convolution is not supported");
   int sp = rank - 2;
   auto wshape = c.staticShape(w, "the weight of an integer convolution");
+  if (static_cast<int>(wshape.size()) != rank)
+    c.unsupported("the weight has rank " + std::to_string(wshape.size()) + ", the input " +
+                  std::to_string(rank));
   std::vector<int64_t> k(wshape.begin() + 2, wshape.end());
   if (c.hasAttr("kernel_shape") && c.attrInts("kernel_shape") != k)
     c.unsupported("kernel_shape differs from the weight's shape");
