@@ -1,0 +1,474 @@
+// The Tuning panel (see tuning_run_view.h).
+#include "views/tuning_run_view.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+#include "views/empty_state_widget.h"
+#include "views/theme.h"
+#include "views/tuning_controller.h"
+#include "views/tuning_models.h"
+
+namespace lowerscope {
+
+using unity::tuner::RunStatus;
+
+namespace {
+
+QChart* makeChart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setAnimationOptions(QChart::NoAnimation); // redrawn several times a second
+  return chart;
+}
+
+/// Step-shaped points of a best-so-far curve: the value holds until the next
+/// improvement.
+QList<QPointF> stepPoints(const std::vector<TuningCurvePoint>& curve, bool time, double scale) {
+  QList<QPointF> pts;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    const double x = time ? curve[i].seconds : double(curve[i].trial);
+    if (i > 0)
+      pts.append(QPointF(x, curve[i - 1].value * scale));
+    pts.append(QPointF(x, curve[i].value * scale));
+  }
+  return pts;
+}
+
+/// A round upper bound for an axis (1, 2, 5 x 10^k), at least `minimum`.
+double niceCeiling(double v, double minimum) {
+  v = std::max(v, minimum);
+  const double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= v)
+      return m * p;
+  return 10 * p;
+}
+
+void styleChart(QChart* chart, const QPalette& pal) {
+  chart->setBackgroundBrush(pal.base());
+  chart->setTitleBrush(pal.text());
+  chart->legend()->setLabelColor(pal.color(QPalette::Text));
+  for (QAbstractAxis* axis : chart->axes()) {
+    axis->setLabelsColor(pal.color(QPalette::Text));
+    axis->setTitleBrush(pal.text());
+    axis->setGridLineColor(pal.color(QPalette::Mid));
+    axis->setLinePenColor(pal.color(QPalette::Mid));
+  }
+}
+
+} // namespace
+
+TuningRunView::TuningRunView(QWidget* parent) : QWidget(parent) {
+  watcher_ = new TuningWatcher(this);
+  tasks_ = new TuningTaskModel(this);
+  runs_ = new TuningRunsModel(this);
+
+  stack_ = new QStackedWidget(this);
+  empty_ = new EmptyStateWidget(
+      tr("Tuning"),
+      tr("Tuning runs will appear here: build a model, then Build > Tune... to start a run, or "
+         "Build > Open Tuning Database... to see the runs of a database (runs of "
+         "lowerscope-cli tune show up live)."),
+      stack_);
+  stack_->addWidget(empty_);
+
+  auto* page = new QWidget(stack_);
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(6, 6, 6, 6);
+
+  auto* header = new QHBoxLayout;
+  title_ = new QLabel(page);
+  title_->setObjectName(QStringLiteral("tuningTitle"));
+  QFont bold = title_->font();
+  bold.setBold(true);
+  title_->setFont(bold);
+  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  header->addWidget(title_, 1);
+  pause_ = new QPushButton(tr("Pause"), page);
+  pause_->setObjectName(QStringLiteral("tuningPause"));
+  cancel_ = new QPushButton(tr("Cancel"), page);
+  cancel_->setObjectName(QStringLiteral("tuningCancel"));
+  resume_ = new QPushButton(tr("Resume"), page);
+  resume_->setObjectName(QStringLiteral("tuningResume"));
+  pause_->setToolTip(tr("Pause between two candidates (no measurement runs while paused)"));
+  cancel_->setToolTip(tr("Finish the batch being measured and stop; the run can be resumed later"));
+  resume_->setToolTip(tr("Continue this run to its trial budget (lowerscope-cli tune --resume)"));
+  header->addWidget(pause_);
+  header->addWidget(cancel_);
+  header->addWidget(resume_);
+  layout->addLayout(header);
+
+  auto* progressRow = new QHBoxLayout;
+  progress_ = new QProgressBar(page);
+  progress_->setObjectName(QStringLiteral("tuningProgress"));
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setTextVisible(true);
+  progressRow->addWidget(progress_, 2);
+  state_ = new QLabel(page);
+  state_->setObjectName(QStringLiteral("tuningState"));
+  progressRow->addWidget(state_, 3);
+  layout->addLayout(progressRow);
+
+  config_ = new QLabel(page);
+  config_->setWordWrap(true);
+  config_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  config_->setForegroundRole(QPalette::PlaceholderText);
+  layout->addWidget(config_);
+
+  auto* vertical = new QSplitter(Qt::Vertical, page);
+  auto* horizontal = new QSplitter(Qt::Horizontal, vertical);
+
+  sortedTasks_ = new QSortFilterProxyModel(this);
+  sortedTasks_->setSourceModel(tasks_);
+  sortedTasks_->setSortRole(TuningTaskModel::SortRole);
+  table_ = new QTableView(horizontal);
+  table_->setObjectName(QStringLiteral("tuningTasks"));
+  table_->setModel(sortedTasks_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(-1, Qt::AscendingOrder); // the run's order until a header is clicked
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(TuningTaskModel::Task, QHeaderView::Stretch);
+
+  auto* charts = new QWidget(horizontal);
+  auto* chartsLayout = new QVBoxLayout(charts);
+  chartsLayout->setContentsMargins(0, 0, 0, 0);
+  auto* axisRow = new QHBoxLayout;
+  axisRow->addWidget(new QLabel(tr("Best so far against"), charts));
+  axisChoice_ = new QComboBox(charts);
+  axisChoice_->setObjectName(QStringLiteral("tuningAxis"));
+  axisChoice_->addItem(tr("trials"));
+  axisChoice_->addItem(tr("time (s)"));
+  axisRow->addWidget(axisChoice_);
+  axisRow->addStretch(1);
+  chartsLayout->addLayout(axisRow);
+  auto* chartRow = new QHBoxLayout;
+  taskChart_ = makeChart(tr("Per task: best GFLOP/s"));
+  modelChart_ = makeChart(tr("Whole model: sum of weight x best latency (ms)"));
+  taskChartView_ = new QChartView(taskChart_, charts);
+  modelChartView_ = new QChartView(modelChart_, charts);
+  for (QChartView* v : {taskChartView_, modelChartView_}) {
+    v->setRenderHint(QPainter::Antialiasing);
+    v->setMinimumSize(260, 200);
+    chartRow->addWidget(v, 1);
+  }
+  chartsLayout->addLayout(chartRow, 1);
+  horizontal->addWidget(table_);
+  horizontal->addWidget(charts);
+  horizontal->setStretchFactor(0, 2);
+  horizontal->setStretchFactor(1, 3);
+
+  auto* historyBox = new QWidget(vertical);
+  auto* historyLayout = new QVBoxLayout(historyBox);
+  historyLayout->setContentsMargins(0, 4, 0, 0);
+  historyLayout->addWidget(
+      new QLabel(tr("History: runs of this database (double-click to show one)"), historyBox));
+  history_ = new QTableView(historyBox);
+  history_->setObjectName(QStringLiteral("tuningHistory"));
+  history_->setModel(runs_);
+  history_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  history_->setSelectionMode(QAbstractItemView::SingleSelection);
+  history_->verticalHeader()->hide();
+  history_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  history_->horizontalHeader()->setStretchLastSection(true);
+  historyLayout->addWidget(history_);
+  vertical->addWidget(horizontal);
+  vertical->addWidget(historyBox);
+  vertical->setStretchFactor(0, 3);
+  vertical->setStretchFactor(1, 1);
+  layout->addWidget(vertical, 1);
+  // In a small dock the page scrolls rather than forcing the window's
+  // minimum size up (it shares the bottom area with the pass timeline).
+  auto* scroll = new QScrollArea(stack_);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(page);
+  stack_->addWidget(scroll);
+
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(stack_);
+
+  connect(watcher_, &TuningWatcher::snapshotReady, this,
+          [this](const TuningSnapshotPtr& s) { apply(s); });
+  connect(axisChoice_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setXAxis(i == 1 ? XAxis::Time : XAxis::Trials); });
+  connect(history_, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (const unity::tuner::Run* r = runs_->run(index.row()))
+      showRun(r->id);
+  });
+  connect(pause_, &QPushButton::clicked, this, &TuningRunView::onPauseClicked);
+  connect(cancel_, &QPushButton::clicked, this, &TuningRunView::onCancelClicked);
+  connect(resume_, &QPushButton::clicked, this, &TuningRunView::onResumeClicked);
+  clock_ = new QTimer(this);
+  clock_->setInterval(1000);
+  connect(clock_, &QTimer::timeout, this, &TuningRunView::updateStateLine);
+  connect(Theme::instance(), &Theme::changed, this, [this] {
+    styleChart(taskChart_, palette());
+    styleChart(modelChart_, palette());
+  });
+  updateControls();
+}
+
+TuningRunView::~TuningRunView() = default;
+
+void TuningRunView::setController(TuningController* controller) {
+  if (controller_)
+    disconnect(controller_, nullptr, this, nullptr);
+  controller_ = controller;
+  if (controller_) {
+    connect(controller_, &TuningController::stateChanged, this, [this] {
+      updateControls();
+      updateStateLine();
+      watcher_->refresh();
+    });
+    connect(controller_, &TuningController::runStarted, this,
+            [this](qint64 runId, const QString& database) {
+              // A run started here is shown at once, whatever was shown.
+              showDatabase(database, runId);
+            });
+  }
+  updateControls();
+}
+
+void TuningRunView::showDatabase(const QString& database, int64_t runId) {
+  const QString path = QFileInfo(database).absoluteFilePath();
+  if (path == watcher_->path() && runId == watcher_->runId() && runId != 0) {
+    watcher_->refresh();
+    return;
+  }
+  snapshot_.reset();
+  tasks_->setSnapshot(nullptr);
+  watcher_->watch(path, runId);
+  stack_->setCurrentIndex(1);
+  title_->setText(tr("Reading %1...").arg(QFileInfo(path).fileName()));
+  updateCharts();
+  updateControls();
+}
+
+void TuningRunView::showRun(int64_t runId) {
+  if (!watcher_->path().isEmpty())
+    showDatabase(watcher_->path(), runId);
+}
+
+QString TuningRunView::database() const { return watcher_->path(); }
+
+int64_t TuningRunView::shownRun() const { return snapshot_ ? snapshot_->runId : 0; }
+
+bool TuningRunView::isShowingDatabase() const { return stack_->currentIndex() == 1; }
+
+void TuningRunView::setXAxis(XAxis axis) {
+  xAxis_ = axis;
+  if (axisChoice_->currentIndex() != (axis == XAxis::Time ? 1 : 0))
+    axisChoice_->setCurrentIndex(axis == XAxis::Time ? 1 : 0);
+  updateCharts();
+}
+
+void TuningRunView::apply(const TuningSnapshotPtr& snapshot) {
+  snapshot_ = snapshot;
+  snapshotAtMs_ = QDateTime::currentMSecsSinceEpoch();
+  tasks_->setSnapshot(snapshot);
+  const int64_t selected = [&] {
+    const QModelIndex i = history_->currentIndex();
+    const unity::tuner::Run* r = i.isValid() ? runs_->run(i.row()) : nullptr;
+    return r ? r->id : int64_t(0);
+  }();
+  runs_->setSnapshot(snapshot);
+  const int row = runs_->rowOf(snapshot->runId ? snapshot->runId : selected);
+  if (row >= 0 && history_->currentIndex().row() != row)
+    history_->setCurrentIndex(runs_->index(row, 0));
+  const QString file = QFileInfo(snapshot->databasePath).fileName();
+  if (!snapshot->error.isEmpty())
+    title_->setText(tr("%1: %2").arg(file, snapshot->error));
+  else if (!snapshot->run)
+    title_->setText(tr("%1: no runs yet").arg(file));
+  else
+    title_->setText(tr("Run %1 of %2").arg(snapshot->runId).arg(file));
+  title_->setToolTip(snapshot->databasePath);
+  config_->setText(snapshot->configSummary);
+  if (snapshot->run) {
+    progress_->setRange(0, int(std::max<int64_t>(1, snapshot->run->trialsPlanned)));
+    progress_->setValue(int(std::min(snapshot->run->trialsDone, snapshot->run->trialsPlanned)));
+    progress_->setFormat(QStringLiteral("%v / %m trials"));
+  } else {
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    progress_->setFormat(QString());
+  }
+  const bool running = snapshot->run && snapshot->run->status == RunStatus::Running;
+  if (running)
+    clock_->start();
+  else
+    clock_->stop();
+  updateStateLine();
+  updateCharts();
+  updateControls();
+  Q_EMIT updated();
+}
+
+void TuningRunView::updateStateLine() {
+  if (!snapshot_ || !snapshot_->run) {
+    state_->clear();
+    return;
+  }
+  const unity::tuner::Run& run = *snapshot_->run;
+  const bool running = run.status == RunStatus::Running;
+  const bool ours = controller_ && controller_->isActive() && controller_->runId() == run.id &&
+                    QFileInfo(controller_->database()).absoluteFilePath() == watcher_->path();
+  QString status = QString::fromLatin1(unity::tuner::toString(run.status));
+  if (ours && controller_->state() == TuningController::State::Paused)
+    status = tr("paused");
+  else if (ours && controller_->state() == TuningController::State::Cancelling)
+    status = tr("cancelling after this batch");
+  double elapsed = snapshot_->elapsedSeconds;
+  double eta = snapshot_->etaSeconds;
+  if (running && !(ours && controller_->state() == TuningController::State::Paused)) {
+    // Between snapshots the clock goes on.
+    const double since = double(QDateTime::currentMSecsSinceEpoch() - snapshotAtMs_) / 1000.0;
+    const QDateTime started =
+        QDateTime::fromString(QString::fromStdString(run.startedAt), Qt::ISODateWithMs);
+    if (started.isValid())
+      elapsed = std::max(elapsed, double(started.msecsTo(QDateTime::currentDateTimeUtc())) / 1e3);
+    if (eta > 0)
+      eta = std::max(0.0, eta - since);
+  }
+  QString text = tr("%1 · elapsed %2").arg(status, formatDuration(elapsed));
+  if (running)
+    text += eta >= 0 ? tr(" · ETA %1").arg(formatDuration(eta)) : tr(" · ETA: after a few trials");
+  if (snapshot_->records > 0)
+    text += tr(" · %1 ok, %2 failed")
+                .arg(snapshot_->okRecords)
+                .arg(snapshot_->records - snapshot_->okRecords);
+  if (!snapshot_->modelCurve.empty()) {
+    const double first = snapshot_->modelCurve.front().value;
+    const double best = snapshot_->modelCurve.back().value;
+    text += tr(" · model %1 (first %2, %3x)")
+                .arg(formatSeconds(best), formatSeconds(first))
+                .arg(first / best, 0, 'f', 2);
+  }
+  if (running && !ours)
+    text += tr(" · started by another process");
+  state_->setText(text);
+}
+
+void TuningRunView::updateControls() {
+  const bool haveRun = snapshot_ && snapshot_->run;
+  const bool ours = haveRun && controller_ && controller_->isActive() &&
+                    controller_->runId() == snapshot_->runId &&
+                    QFileInfo(controller_->database()).absoluteFilePath() == watcher_->path();
+  using S = TuningController::State;
+  const S st = controller_ ? controller_->state() : S::Idle;
+  pause_->setEnabled(ours && (st == S::Running || st == S::Paused));
+  pause_->setText(ours && st == S::Paused ? tr("Continue") : tr("Pause"));
+  cancel_->setEnabled(ours && (st == S::Running || st == S::Paused));
+  // Resume: a run that stopped before its budget, when no run of ours is active.
+  const bool stoppedEarly = haveRun && snapshot_->run->status != RunStatus::Running &&
+                            snapshot_->run->config.is_object() &&
+                            snapshot_->run->config.contains("model") &&
+                            (snapshot_->run->status != RunStatus::Finished ||
+                             snapshot_->run->trialsDone < snapshot_->run->trialsPlanned);
+  resume_->setEnabled(stoppedEarly && controller_ && !controller_->isActive());
+}
+
+void TuningRunView::onPauseClicked() {
+  if (!controller_)
+    return;
+  if (controller_->state() == TuningController::State::Paused)
+    controller_->unpause();
+  else
+    controller_->pause();
+}
+
+void TuningRunView::onCancelClicked() {
+  if (controller_)
+    controller_->cancel();
+  updateControls();
+  updateStateLine();
+}
+
+void TuningRunView::onResumeClicked() {
+  if (!controller_ || !snapshot_ || !snapshot_->run)
+    return;
+  QString error;
+  if (!controller_->resume(watcher_->path(), snapshot_->runId, &error))
+    state_->setText(error);
+  updateControls();
+}
+
+void TuningRunView::updateCharts() {
+  const bool time = xAxis_ == XAxis::Time;
+  const QString xTitle = time ? tr("seconds since the run started") : tr("trials");
+  auto rebuild = [&](QChart* chart, const std::vector<std::pair<QString, QList<QPointF>>>& lines,
+                     const QString& yTitle) {
+    chart->removeAllSeries();
+    for (QAbstractAxis* a : chart->axes())
+      chart->removeAxis(a), delete a;
+    auto* x = new QValueAxis(chart);
+    auto* y = new QValueAxis(chart);
+    x->setTitleText(xTitle);
+    y->setTitleText(yTitle);
+    x->setLabelFormat(time ? QStringLiteral("%.0f") : QStringLiteral("%d"));
+    y->setLabelFormat(QStringLiteral("%.3g"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    double maxX = 0, maxY = 0;
+    for (auto& [name, pts] : lines) {
+      auto* s = new QLineSeries(chart);
+      s->setName(name);
+      s->replace(pts);
+      chart->addSeries(s);
+      s->attachAxis(x);
+      s->attachAxis(y);
+      for (const QPointF& p : pts) {
+        maxX = std::max(maxX, p.x());
+        maxY = std::max(maxY, p.y());
+      }
+    }
+    x->setRange(0, niceCeiling(maxX, time ? 1.0 : 8.0));
+    y->setRange(0, niceCeiling(maxY * 1.1, 1e-3));
+    x->setTickCount(6);
+    y->setTickCount(6);
+    chart->legend()->setVisible(!lines.empty() && lines.size() <= 12);
+    styleChart(chart, palette());
+  };
+  std::vector<std::pair<QString, QList<QPointF>>> taskLines, modelLines;
+  if (snapshot_) {
+    for (size_t i = 0; i < snapshot_->tasks.size(); ++i)
+      if (i < snapshot_->taskCurves.size() && !snapshot_->taskCurves[i].empty())
+        taskLines.emplace_back(snapshot_->tasks[i].name,
+                               stepPoints(snapshot_->taskCurves[i], time, 1.0));
+    if (!snapshot_->modelCurve.empty())
+      modelLines.emplace_back(tr("model"), stepPoints(snapshot_->modelCurve, time, 1e3));
+  }
+  rebuild(taskChart_, taskLines, tr("GFLOP/s"));
+  rebuild(modelChart_, modelLines, tr("ms per model run"));
+}
+
+} // namespace lowerscope
