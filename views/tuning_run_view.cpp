@@ -68,6 +68,29 @@ double niceCeiling(double v, double minimum) {
   return 10 * p;
 }
 
+/// The value range of best-so-far lines, padded and rounded to two
+/// significant digits. Not from zero: the interesting part of a converging
+/// curve is a few percent wide.
+std::pair<double, double> valueRange(double lo, double hi) {
+  if (!(hi > 0))
+    return {0, 1};
+  if (!(lo > 0) || lo > hi)
+    lo = hi;
+  double span = std::max(hi - lo, hi * 0.05);
+  double low = std::max(0.0, lo - span * 0.25), high = hi + span * 0.25;
+  const double step = std::pow(10.0, std::floor(std::log10(high - low)) - 1);
+  return {std::floor(low / step) * step, std::ceil(high / step) * step};
+}
+
+/// The unit the model's latency reads best in: (scale from seconds, name).
+std::pair<double, QString> latencyUnit(double seconds) {
+  if (seconds < 1e-3)
+    return {1e6, QStringLiteral("us")};
+  if (seconds < 1)
+    return {1e3, QStringLiteral("ms")};
+  return {1, QStringLiteral("s")};
+}
+
 void styleChart(QChart* chart, const QPalette& pal) {
   chart->setBackgroundBrush(pal.base());
   chart->setTitleBrush(pal.text());
@@ -153,9 +176,8 @@ TuningRunView::TuningRunView(QWidget* parent) : QWidget(parent) {
   table_->sortByColumn(-1, Qt::AscendingOrder); // the run's order until a header is clicked
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(TuningTaskModel::Task, QHeaderView::Stretch);
 
   auto* charts = new QWidget(horizontal);
   auto* chartsLayout = new QVBoxLayout(charts);
@@ -171,19 +193,25 @@ TuningRunView::TuningRunView(QWidget* parent) : QWidget(parent) {
   chartsLayout->addLayout(axisRow);
   auto* chartRow = new QHBoxLayout;
   taskChart_ = makeChart(tr("Per task: best GFLOP/s"));
-  modelChart_ = makeChart(tr("Whole model: sum of weight x best latency (ms)"));
+  modelChart_ = makeChart(tr("Whole model: latency"));
+  modelChart_->setToolTip(tr("Sum over the tasks of weight x best latency: the kernel time of one "
+                             "model run"));
   taskChartView_ = new QChartView(taskChart_, charts);
   modelChartView_ = new QChartView(modelChart_, charts);
+  // The per-task chart carries a legend entry per task: it gets more room.
   for (QChartView* v : {taskChartView_, modelChartView_}) {
     v->setRenderHint(QPainter::Antialiasing);
-    v->setMinimumSize(260, 200);
-    chartRow->addWidget(v, 1);
+    v->setMinimumSize(220, 200);
+    chartRow->addWidget(v, v == taskChartView_ ? 3 : 2);
   }
   chartsLayout->addLayout(chartRow, 1);
   horizontal->addWidget(table_);
   horizontal->addWidget(charts);
-  horizontal->setStretchFactor(0, 2);
-  horizontal->setStretchFactor(1, 3);
+  // The table's figures must be readable without scrolling: it gets close
+  // to half the width (its columns fit in about 650 pixels).
+  horizontal->setStretchFactor(0, 1);
+  horizontal->setStretchFactor(1, 1);
+  horizontal->setSizes({660, 620});
 
   auto* historyBox = new QWidget(vertical);
   auto* historyLayout = new QVBoxLayout(historyBox);
@@ -295,6 +323,10 @@ void TuningRunView::apply(const TuningSnapshotPtr& snapshot) {
   snapshot_ = snapshot;
   snapshotAtMs_ = QDateTime::currentMSecsSinceEpoch();
   tasks_->setSnapshot(snapshot);
+  const bool anySubTarget =
+      std::any_of(snapshot->tasks.begin(), snapshot->tasks.end(),
+                  [](const TuningTaskRow& t) { return !t.subTarget.isEmpty(); });
+  table_->setColumnHidden(TuningTaskModel::SubTarget, !anySubTarget);
   const int64_t selected = [&] {
     const QModelIndex i = history_->currentIndex();
     const unity::tuner::Run* r = i.isValid() ? runs_->run(i.row()) : nullptr;
@@ -435,10 +467,10 @@ void TuningRunView::updateCharts() {
     x->setTitleText(xTitle);
     y->setTitleText(yTitle);
     x->setLabelFormat(time ? QStringLiteral("%.0f") : QStringLiteral("%d"));
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setLabelFormat(QStringLiteral("%.4g"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
-    double maxX = 0, maxY = 0;
+    double maxX = 0, maxY = 0, minY = 0;
     for (auto& [name, pts] : lines) {
       auto* s = new QLineSeries(chart);
       s->setName(name);
@@ -449,12 +481,15 @@ void TuningRunView::updateCharts() {
       for (const QPointF& p : pts) {
         maxX = std::max(maxX, p.x());
         maxY = std::max(maxY, p.y());
+        minY = minY == 0 ? p.y() : std::min(minY, p.y());
       }
     }
     x->setRange(0, niceCeiling(maxX, time ? 1.0 : 8.0));
-    y->setRange(0, niceCeiling(maxY * 1.1, 1e-3));
+    const auto [low, high] = valueRange(minY, maxY);
+    y->setRange(low, high);
     x->setTickCount(6);
     y->setTickCount(6);
+    y->applyNiceNumbers(); // round ticks: 64, 80, 96 ... not 64, 77.8, 91.6
     chart->legend()->setVisible(!lines.empty() && lines.size() <= 12);
     styleChart(chart, palette());
   };
@@ -464,11 +499,17 @@ void TuningRunView::updateCharts() {
       if (i < snapshot_->taskCurves.size() && !snapshot_->taskCurves[i].empty())
         taskLines.emplace_back(snapshot_->tasks[i].name,
                                stepPoints(snapshot_->taskCurves[i], time, 1.0));
-    if (!snapshot_->modelCurve.empty())
-      modelLines.emplace_back(tr("model"), stepPoints(snapshot_->modelCurve, time, 1e3));
   }
+  // The model's latency in the unit of its first value (us for small
+  // models: "0.012 ms" reads worse than "12 us").
+  const double first =
+      snapshot_ && !snapshot_->modelCurve.empty() ? snapshot_->modelCurve.front().value : 1e-3;
+  const auto [scale, unit] = latencyUnit(first);
+  if (snapshot_ && !snapshot_->modelCurve.empty())
+    modelLines.emplace_back(tr("model"), stepPoints(snapshot_->modelCurve, time, scale));
+  modelChart_->setTitle(tr("Whole model: latency (%1)").arg(unit));
   rebuild(taskChart_, taskLines, tr("GFLOP/s"));
-  rebuild(modelChart_, modelLines, tr("ms per model run"));
+  rebuild(modelChart_, modelLines, tr("%1 per model run").arg(unit));
 }
 
 } // namespace lowerscope

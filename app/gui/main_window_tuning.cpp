@@ -223,7 +223,7 @@ QString MainWindow::describeTuningView() const {
     return tr("tuning view: nothing read");
   if (!s->run)
     return tr("tuning view of %1: no runs").arg(QFileInfo(s->databasePath).fileName());
-  return tr("tuning run %1 of %2 (%3): %4 tasks, %5 records, %6 runs in the history")
+  return tr("tuning run %1 of %2 (%3): %4 tasks, %5 records; runs in the history: %6")
       .arg(s->runId)
       .arg(QFileInfo(s->databasePath).fileName(),
            QString::fromLatin1(unity::tuner::toString(s->run->status)))
