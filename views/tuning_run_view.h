@@ -79,6 +79,9 @@ Q_SIGNALS:
   /// Each snapshot applied to the widgets (after they changed).
   void updated();
 
+protected:
+  void showEvent(QShowEvent* event) override;
+
 private:
   void apply(const TuningSnapshotPtr& snapshot);
   void updateCharts();
@@ -113,6 +116,7 @@ private:
   TuningSnapshotPtr snapshot_;
   qint64 snapshotAtMs_ = 0; // when the snapshot arrived (the live elapsed time)
   XAxis xAxis_ = XAxis::Trials;
+  bool chartsStale_ = false; // a snapshot arrived while hidden
 };
 
 } // namespace lowerscope

@@ -68,6 +68,24 @@ QString configSummary(const nlohmann::json& c) {
   return parts.join(QStringLiteral("; "));
 }
 
+/// At most `limit` points of a best-so-far curve, for the charts: the curve
+/// is cut into `limit` equal ranges of trials and the last point of each is
+/// kept (with the first point), so the steps stay where they were. A run
+/// where almost every trial improves would otherwise send tens of thousands
+/// of points to the UI thread.
+void decimate(std::vector<TuningCurvePoint>& curve, size_t limit) {
+  if (curve.size() <= limit || limit < 3)
+    return;
+  const double first = curve.front().trial;
+  const double span = std::max(1, curve.back().trial - curve.front().trial);
+  auto bucket = [&](size_t i) { return int((curve[i].trial - first) / span * double(limit - 2)); };
+  std::vector<TuningCurvePoint> kept{curve.front()};
+  for (size_t i = 1; i < curve.size(); ++i)
+    if (i + 1 == curve.size() || bucket(i + 1) != bucket(i))
+      kept.push_back(curve[i]);
+  curve = std::move(kept);
+}
+
 } // namespace
 
 TuningSnapshotPtr readTuningSnapshot(Database& db, int64_t runId) {
@@ -190,6 +208,10 @@ TuningSnapshotPtr readTuningSnapshot(Database& db, int64_t runId) {
         s->modelCurve.push_back({trial, recordTimes.back(), s->modelCurve.back().value});
     }
 
+    for (auto& c : s->taskCurves)
+      decimate(c, kMaxCurvePoints);
+    decimate(s->modelCurve, kMaxCurvePoints);
+
     const bool running = run.status == RunStatus::Running;
     if (!running && !run.endedAt.empty())
       s->elapsedSeconds = secondsBetween(started, parseTime(run.endedAt));
@@ -223,7 +245,7 @@ TuningSnapshotPtr readTuningSnapshot(Database& db, int64_t runId) {
 
 class TuningPoller : public QObject {
 public:
-  explicit TuningPoller(TuningWatcher* watcher) : watcher_(watcher) {}
+  explicit TuningPoller(TuningWatcher* watcher) : watcher_(watcher) { clock_.start(); }
 
   void start(int intervalMs) {
     timer_ = new QTimer(this);
@@ -267,11 +289,17 @@ private:
   void poll() {
     if (path_.isEmpty())
       return;
+    // A big run takes a while to read; the next read waits four times as
+    // long, so the watcher never takes more than a fifth of a core from the
+    // measurements running on the same machine.
+    if (!force_ && clock_.elapsed() < restUntilMs_)
+      return;
     const QString now = stamp();
     if (!force_ && now == stamp_)
       return;
     force_ = false;
     stamp_ = now;
+    const qint64 readStart = clock_.elapsed();
     TuningSnapshotPtr snap;
     try {
       if (!QFileInfo::exists(path_)) {
@@ -294,6 +322,7 @@ private:
       snap = s;
       db_.reset();
     }
+    restUntilMs_ = clock_.elapsed() + 4 * (clock_.elapsed() - readStart);
     const unsigned generation = generation_;
     TuningWatcher* w = watcher_;
     QMetaObject::invokeMethod(
@@ -307,6 +336,8 @@ private:
   unsigned generation_ = 0;
   QString stamp_;
   bool force_ = false;
+  QElapsedTimer clock_;
+  qint64 restUntilMs_ = 0;
   std::unique_ptr<Database> db_;
 };
 

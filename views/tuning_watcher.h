@@ -15,7 +15,9 @@
 // a poller opens its own read connection (a SQLite connection must stay on
 // one thread) and, every pollIntervalMs, compares the size and modification
 // time of the file and its -wal. Only when they changed (or a refresh was
-// asked for) does it read the runs and the followed run's records, build a
+// asked for) does it read the runs and the followed run's records (after a
+// slow read it rests four times as long, so a huge run costs the measuring
+// machine at most a fifth of a core), build a
 // TuningSnapshot and send it to the UI thread, where snapshotReady() is
 // emitted. The UI thread never touches SQLite, so a large database or a
 // writer holding the lock cannot block the window. A snapshot is immutable
@@ -80,6 +82,10 @@ struct TuningSnapshot {
   QString configSummary;
 };
 using TuningSnapshotPtr = std::shared_ptr<const TuningSnapshot>;
+
+/// Points per curve a snapshot keeps at most (see decimate in the .cpp):
+/// about one per 2-4 pixels of a chart in the panel.
+inline constexpr size_t kMaxCurvePoints = 160;
 
 /// Reads a snapshot synchronously (the poller's work; also for tests).
 /// runId 0 follows the newest run. Never throws: errors go to `error`.

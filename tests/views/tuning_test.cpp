@@ -260,6 +260,7 @@ protected:
 TEST_F(TuningWindowTest, ShortRunFromTheDialogFillsTheTableTheChartsAndTheDatabase) {
   MainWindow w;
   prepare(w);
+  w.show(); // the charts of a hidden panel wait until it is shown
   ASSERT_FALSE(w.tuneAction()->isEnabled()); // nothing to tune without a model
   ASSERT_TRUE(w.openFile(kMatmul));
   ASSERT_TRUE(w.tuneAction()->isEnabled());
@@ -386,6 +387,7 @@ TEST_F(TuningWindowTest, RunOfTheCommandLineOnTheSameDatabaseShowsUpLive) {
   QDir().mkpath(QFileInfo(db_).path());
   { Database create(db_.toStdString()); } // the panel watches an existing file
   TuningRunView view;
+  view.show();
   view.watcher()->setPollInterval(50);
   view.showDatabase(db_);
   ASSERT_TRUE(view.watcher()->waitForSnapshot(20000));
