@@ -260,7 +260,7 @@ protected:
 TEST_F(TuningWindowTest, ShortRunFromTheDialogFillsTheTableTheChartsAndTheDatabase) {
   MainWindow w;
   prepare(w);
-  w.show(); // the charts of a hidden panel wait until it is shown
+  w.show();                                  // the charts of a hidden panel wait until it is shown
   ASSERT_FALSE(w.tuneAction()->isEnabled()); // nothing to tune without a model
   ASSERT_TRUE(w.openFile(kMatmul));
   ASSERT_TRUE(w.tuneAction()->isEnabled());
