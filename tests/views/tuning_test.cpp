@@ -444,3 +444,48 @@ TEST_F(TuningWindowTest, RunOfTheCommandLineOnTheSameDatabaseShowsUpLive) {
   EXPECT_EQ(trials, 12);
   EXPECT_EQ(view.taskChart()->series().size(), 2);
 }
+
+TEST_F(TuningWindowTest, ClosingTheWindowLeavesTheRunGoingAndAnotherViewReattaches) {
+  qint64 pid = 0;
+  {
+    MainWindow w;
+    prepare(w);
+    ASSERT_TRUE(w.openFile(kMatmul));
+    TuningLaunch l;
+    l.model = kMatmul;
+    l.database = db_;
+    l.trials = 400;
+    l.threads = 1;
+    l.timeoutSeconds = 20;
+    l.batch = 2;
+    ASSERT_TRUE(w.startTuning(l));
+    ASSERT_TRUE(w.tuningController()->waitForRunId(kRunTimeoutMs))
+        << w.tuningController()->output().toStdString();
+    pid = w.tuningController()->pid();
+    w.tuningDock()->close();
+    w.close();
+  } // the window, its panel and its controller are gone
+  ASSERT_GT(pid, 0);
+  TuningRunView view;
+  view.show();
+  view.watcher()->setPollInterval(50);
+  view.showDatabase(db_);
+  ASSERT_TRUE(waitFor(
+      [&] {
+        auto s = view.watcher()->latest();
+        return s && s->run && s->records >= 2;
+      },
+      kRunTimeoutMs));
+  const int seen = view.watcher()->latest()->records;
+  ASSERT_TRUE(waitFor([&] { return view.watcher()->latest()->records > seen; }, kRunTimeoutMs));
+  EXPECT_EQ(view.watcher()->latest()->run->status, RunStatus::Running);
+  // Stop it as Cancel would; the reattached view sees it end.
+  ASSERT_EQ(::kill(pid_t(pid), SIGTERM), 0);
+  ASSERT_TRUE(waitFor(
+      [&] {
+        auto s = view.watcher()->latest();
+        return s->run->status == RunStatus::Cancelled;
+      },
+      kRunTimeoutMs));
+  EXPECT_FALSE(view.resumeButton()->isEnabled()); // no controller: nothing to resume with
+}
