@@ -2,11 +2,26 @@
 // commit every measured candidate to the tuning database, print a live
 // progress table and a summary. `--resume RUN` continues a run from the
 // configuration stored with it.
+//
+// Control from outside (the workbench runs tunings as this command, see
+// views/tuning_controller.h): SIGINT or SIGTERM finishes the batch being
+// measured, marks the run `cancelled` and exits 0 (a second one kills);
+// SIGUSR1 pauses between two candidates (no measurement runs while paused)
+// and SIGUSR2 continues. Each change is printed as a line starting with
+// "tune: " so a parent process can follow it. A new run also stores its
+// tasks in the run's configuration (`task_info`: name, hash, target,
+// sub-target, FLOPs, weight, tunable), so a viewer of the database can show
+// per-task figures without rebuilding the model.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <set>
@@ -141,7 +156,91 @@ std::vector<unity::tuner::Task> tasksOf(const json& config) {
   return tasks;
 }
 
+// Set by the signal handlers; lock-free atomics are async-signal-safe.
+std::atomic<bool> gCancel{false};
+std::atomic<bool> gPaused{false};
+
+extern "C" void onStopSignal(int) {
+  gCancel.store(true);
+  gPaused.store(false); // a paused run must be able to stop
+}
+extern "C" void onPauseSignal(int sig) { gPaused.store(sig == SIGUSR1); }
+
+/// Installs the handlers for the run and puts the old ones back on exit.
+/// SIGINT/SIGTERM reset to the default after the first one (SA_RESETHAND):
+/// a second Ctrl-C kills a run whose batch takes too long. The measuring
+/// children inherit the handlers, so a Ctrl-C sent to the whole process
+/// group does not kill the candidate being timed (no false `crash` record).
+class ControlSignals {
+public:
+  ControlSignals() {
+    gCancel.store(false);
+    gPaused.store(false);
+    struct sigaction stop {};
+    stop.sa_handler = onStopSignal;
+    stop.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigemptyset(&stop.sa_mask);
+    struct sigaction pause {};
+    pause.sa_handler = onPauseSignal;
+    pause.sa_flags = SA_RESTART;
+    sigemptyset(&pause.sa_mask);
+    sigaction(SIGINT, &stop, &old_[0]);
+    sigaction(SIGTERM, &stop, &old_[1]);
+    sigaction(SIGUSR1, &pause, &old_[2]);
+    sigaction(SIGUSR2, &pause, &old_[3]);
+  }
+  ~ControlSignals() {
+    sigaction(SIGINT, &old_[0], nullptr);
+    sigaction(SIGTERM, &old_[1], nullptr);
+    sigaction(SIGUSR1, &old_[2], nullptr);
+    sigaction(SIGUSR2, &old_[3], nullptr);
+  }
+  ControlSignals(const ControlSignals&) = delete;
+  ControlSignals& operator=(const ControlSignals&) = delete;
+
+private:
+  struct sigaction old_[4];
+};
+
+/// Called between two candidates: waits while paused (printing the change),
+/// and says once that a cancel was asked for.
+void honourControl(int64_t runId, int trialsDone) {
+  static bool saidCancel = false;
+  if (gCancel.load() && !saidCancel) {
+    saidCancel = true;
+    fmt::print("tune: cancelling run {} after this batch ({} trials done)\n", runId, trialsDone);
+    std::fflush(stdout);
+  }
+  if (!gPaused.load())
+    return;
+  fmt::print("tune: paused run {} at {} trials\n", runId, trialsDone);
+  std::fflush(stdout);
+  while (gPaused.load() && !gCancel.load())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  fmt::print("tune: continued run {}\n", runId);
+  std::fflush(stdout);
+}
+
+/// What a viewer of the database needs to know of the run's tasks.
+json taskInfo(const std::vector<unity::tuner::Task>& tasks) {
+  json out = json::array();
+  for (auto& t : tasks)
+    out.push_back({{"name", t.name},
+                   {"hash", t.hash},
+                   {"target", t.target},
+                   {"sub_target", t.subTarget},
+                   {"flops", t.flops},
+                   {"weight", t.weight},
+                   {"functions", t.functions},
+                   {"tunable", t.tunable},
+                   {"why_not_tunable", t.whyNotTunable}});
+  return out;
+}
+
 int runTune(const TuneArgs& a) {
+  // From the start: a stop asked for while the tasks are extracted ends the
+  // run before its first batch, marked cancelled.
+  ControlSignals control;
   if (a.db.empty())
     throw Error("tune: --db FILE.db is required");
   if (a.resume > 0 && !fs::exists(a.db))
@@ -184,6 +283,8 @@ int runTune(const TuneArgs& a) {
     }
   }
   auto tasks = tasksOf(config);
+  if (a.resume == 0)
+    config["task_info"] = taskInfo(tasks);
   unity::tuner::TuneOptions opt;
   opt.trials = config.value("trials", 200);
   opt.seed = config.value("seed", uint64_t(1));
@@ -206,26 +307,29 @@ int runTune(const TuneArgs& a) {
   bool tty = isatty(fileno(stdout)) != 0;
   int lastLines = 0;
   int lastPrinted = -1;
-  run->run([&](const unity::tuner::Progress& p) {
-    if (a.quiet)
-      return;
-    std::string head =
-        fmt::format("[{}/{}] elapsed {}  ETA {}  model {} (untuned {})\n", p.trialsDone,
-                    p.trialsPlanned, duration(p.elapsedSeconds), duration(p.etaSeconds),
-                    seconds(p.modelSeconds), seconds(p.defaultModelSeconds));
-    if (tty) {
-      std::string body = head + table(*p.tasks);
-      if (lastLines > 0)
-        fmt::print("\x1b[{}A\x1b[J", lastLines);
-      fmt::print("{}", body);
-      lastLines = int(std::count(body.begin(), body.end(), '\n'));
-    } else if (p.trialsDone / opt.batchSize != lastPrinted || p.lastRecord == 0) {
-      // A log, not a screen: the table once per batch.
-      lastPrinted = p.trialsDone / opt.batchSize;
-      fmt::print("{}{}", head, table(*p.tasks));
-    }
-    std::fflush(stdout);
-  });
+  run->run(
+      [&](const unity::tuner::Progress& p) {
+        honourControl(p.runId, p.trialsDone);
+        if (a.quiet)
+          return;
+        std::string head =
+            fmt::format("[{}/{}] elapsed {}  ETA {}  model {} (untuned {})\n", p.trialsDone,
+                        p.trialsPlanned, duration(p.elapsedSeconds), duration(p.etaSeconds),
+                        seconds(p.modelSeconds), seconds(p.defaultModelSeconds));
+        if (tty) {
+          std::string body = head + table(*p.tasks);
+          if (lastLines > 0)
+            fmt::print("\x1b[{}A\x1b[J", lastLines);
+          fmt::print("{}", body);
+          lastLines = int(std::count(body.begin(), body.end(), '\n'));
+        } else if (p.trialsDone / opt.batchSize != lastPrinted || p.lastRecord == 0) {
+          // A log, not a screen: the table once per batch.
+          lastPrinted = p.trialsDone / opt.batchSize;
+          fmt::print("{}{}", head, table(*p.tasks));
+        }
+        std::fflush(stdout);
+      },
+      &gCancel);
   auto finished = db.run(run->runId());
   fmt::print("\nrun {} {}: {} trials recorded in {}\n", run->runId(),
              finished ? unity::tuner::toString(finished->status) : "?",

@@ -74,6 +74,17 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("code"),
       QStringLiteral("After the build, show the Code dock for sub-target SUB."),
       QStringLiteral("SUB"));
+  const QCommandLineOption tuningDbOption(
+      QStringLiteral("tuning-db"),
+      QStringLiteral("Show the Tuning panel on this tuning database (with --screenshot: render "
+                     "the run view alone)."),
+      QStringLiteral("FILE.db"));
+  const QCommandLineOption tuningRunOption(
+      QStringLiteral("tuning-run"),
+      QStringLiteral("The run the Tuning panel shows (default: the newest; needs --tuning-db)."),
+      QStringLiteral("N"));
+  parser.addOption(tuningDbOption);
+  parser.addOption(tuningRunOption);
   parser.addOption(openOption);
   parser.addOption(targetOption);
   parser.addOption(assignOption);
@@ -139,6 +150,19 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       result.action = CommandLine::Action::Error;
       result.text =
           QStringLiteral("--%1 needs a model: give --open FILE").arg(needsModel->names().first());
+      return result;
+    }
+  }
+  result.options.tuningDatabase = parser.value(tuningDbOption);
+  if (parser.isSet(tuningRunOption)) {
+    bool ok = false;
+    result.options.tuningRun = parser.value(tuningRunOption).toLongLong(&ok);
+    if (!ok || result.options.tuningRun < 1 || result.options.tuningDatabase.isEmpty()) {
+      result.action = CommandLine::Action::Error;
+      result.text = result.options.tuningDatabase.isEmpty()
+                        ? QStringLiteral("--tuning-run needs --tuning-db FILE.db")
+                        : QStringLiteral("invalid --tuning-run '%1': expected a run number")
+                              .arg(parser.value(tuningRunOption));
       return result;
     }
   }

@@ -3,6 +3,7 @@
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
 //              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
 //              [--code SUB] [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
+//              [--tuning-db FILE.db [--tuning-run N]]
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -25,6 +26,8 @@ struct GuiOptions {
   QStringList assign;     // --assign: "name[,name...]=subtarget", repeatable
   bool automatic = false; // --automatic: library sub-targets claim their patterns
   QString codePart;       // --code: show the Code dock with this sub-target
+  QString tuningDatabase; // --tuning-db: show the Tuning panel on this database
+  qint64 tuningRun = 0;   // --tuning-run: the run it shows (0: the newest)
 };
 
 struct CommandLine {

@@ -18,6 +18,7 @@
 #include "views/theme.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 
@@ -156,6 +157,31 @@ QString describe(const lowerscope::MainWindow& window) {
   return text;
 }
 
+/// --screenshot with --tuning-db: the Tuning panel alone (floated out of the
+/// window), at --size, once it has read the database.
+int screenshotTuningView(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options) {
+  const QSize size = options.size.isValid() ? options.size : QSize(1280, 800);
+  QDockWidget* dock = window.tuningDock();
+  dock->setAttribute(Qt::WA_DontShowOnScreen, true);
+  dock->setFloating(true);
+  QString error;
+  if (!window.waitForTuningView(kScreenshotTimeoutMs, &error)) {
+    printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
+    return 1;
+  }
+  if (!lowerscope::writeScreenshot(*dock, size, options.screenshotPath, &error)) {
+    printTo(stderr, QStringLiteral("lowerscope: cannot write screenshot %1: %2\n")
+                        .arg(options.screenshotPath, error));
+    return 1;
+  }
+  printTo(stdout, QStringLiteral("lowerscope: wrote %1 (%2x%3): %4\n")
+                      .arg(options.screenshotPath)
+                      .arg(size.width())
+                      .arg(size.height())
+                      .arg(window.describeTuningView()));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -215,6 +241,17 @@ int main(int argc, char** argv) {
         return 1;
     }
   }
+
+  if (!options.tuningDatabase.isEmpty()) {
+    QString error;
+    if (!window.showTuningDatabase(options.tuningDatabase, options.tuningRun, &error)) {
+      printTo(stderr, QStringLiteral("lowerscope: --tuning-db: %1\n").arg(error));
+      if (screenshot)
+        return 1;
+    }
+  }
+  if (screenshot && !options.tuningDatabase.isEmpty())
+    return screenshotTuningView(window, options);
 
   if (screenshot) {
     const QSize size = options.size.isValid() ? options.size : lowerscope::MainWindow::kDefaultSize;

@@ -139,12 +139,7 @@ void MainWindow::createPanels() {
 
   createTargetPanels(); // the target palette and code docks
 
-  tuningDock_ = addPanel(
-      tr("Tuning"), QStringLiteral("tuningDock"),
-      new EmptyStateWidget(
-          tr("Tuning"), tr("Tuning runs from the window are not built yet: tune with "
-                           "`lowerscope-cli tune MODEL --db FILE.db` and build with --db. A built "
-                           "model's tasks, their runs and best schedules will appear here.")));
+  tuningDock_ = addPanel(tr("Tuning"), QStringLiteral("tuningDock"), createTuningPanel());
 
   log_ = new LogView;
   logDock_ = addPanel(tr("Log"), QStringLiteral("logDock"), log_);
@@ -232,6 +227,7 @@ void MainWindow::createMenus() {
       tr("Run the default pipeline on the open model and record every pass"));
   cancelAction_ = build->addAction(tr("&Cancel Build"), session_, &Session::cancelBuild);
   cancelAction_->setObjectName("cancelBuildAction");
+  createTuningActions(build);
   updateActions();
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -509,6 +505,8 @@ void MainWindow::updateActions() {
   cancelAction_->setEnabled(building);
   if (exportAction_)
     exportAction_->setEnabled(hasModel());
+  if (tuneAction_)
+    tuneAction_->setEnabled(hasModel());
 }
 
 QAction* MainWindow::themeAction(ThemeChoice choice) const {

@@ -10,6 +10,8 @@
 #include <QMainWindow>
 #include <QSize>
 
+#include <cstdint>
+
 #include "views/theme.h"
 
 class QAction;
@@ -32,6 +34,10 @@ class LogView;
 class PassTimelineView;
 class Session;
 class TargetPalette;
+class TuningController;
+class TuningLaunchDialog;
+class TuningRunView;
+struct TuningLaunch;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -101,6 +107,30 @@ public:
   /// current module has no function of that name.
   bool selectFunction(const QString& name, QString* error = nullptr);
 
+  // ---- tuning (main_window_tuning.cpp)
+  TuningRunView* tuningView() const { return tuningView_; }
+  TuningController* tuningController() const { return tuningController_; }
+  QDockWidget* tuningDock() const { return tuningDock_; }
+  QAction* tuneAction() const { return tuneAction_; }
+  /// Shows the Tuning panel on `database`, following run `runId` (0: the
+  /// newest run). The file must exist.
+  bool showTuningDatabase(const QString& database, int64_t runId = 0, QString* error = nullptr);
+  /// Opens the Tune... dialog (non-modal) for the open model; its tasks are
+  /// read off the UI thread. Null without a model.
+  TuningLaunchDialog* showTuneDialog();
+  /// Starts a tuning run and shows it; false (logged, and `error`) when it
+  /// cannot start.
+  bool startTuning(const TuningLaunch& launch, QString* error = nullptr);
+  /// The model file `lowerscope-cli tune` reads for this session: the file
+  /// opened when it is the session's input as is, else the input with its
+  /// target assignments written as text IR in the data folder. Empty (and
+  /// `error`) when it cannot be written.
+  QString tuningModelFile(QString* error = nullptr);
+  /// For --screenshot with --tuning-db: waits until the run view shows the
+  /// database, and returns what it shows in one line.
+  bool waitForTuningView(int timeoutMs, QString* error = nullptr);
+  QString describeTuningView() const;
+
 public Q_SLOTS:
   void showOpenDialog();
   void showExportDialog();
@@ -136,6 +166,10 @@ private:
   void createSessionActions(QMenu* file);
   void createEditMenu();
   void connectTargets();
+  // tuning (main_window_tuning.cpp)
+  QWidget* createTuningPanel();
+  void createTuningActions(QMenu* build);
+  void showOpenTuningDatabaseDialog();
 
   Session* session_ = nullptr;
   EmptyStateWidget* emptyGraph_ = nullptr;
@@ -163,6 +197,11 @@ private:
   QAction* undoAction_ = nullptr;
   QAction* redoAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  TuningRunView* tuningView_ = nullptr;
+  TuningController* tuningController_ = nullptr;
+  QAction* tuneAction_ = nullptr;
+  QAction* openTuningDbAction_ = nullptr;
+  QString lastTuningDatabase_;
   QString currentFile_;
   bool persistSettings_ = false;
   bool linkingFromText_ = false; // a text click selects a node: do not scroll the text back

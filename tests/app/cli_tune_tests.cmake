@@ -48,6 +48,13 @@ add_test(NAME cli_tune_killed_and_resumed
           ${CMAKE_CURRENT_SOURCE_DIR}/data/matmul_relu128.uir ${CMAKE_CURRENT_BINARY_DIR}/tune_kill)
 set_tests_properties(cli_tune_killed_and_resumed PROPERTIES TIMEOUT 600)
 
+# Pause (SIGUSR1), continue (SIGUSR2), cancel (SIGTERM) and resume: what the
+# workbench's Tuning panel sends (docs/cli.md, `tune`).
+add_test(NAME cli_tune_signals_pause_cancel_resume
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tune_signals_test.sh $<TARGET_FILE:lowerscope-cli>
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/matmul_relu64.uir ${CMAKE_CURRENT_BINARY_DIR}/tune_signals)
+set_tests_properties(cli_tune_signals_pause_cancel_resume PROPERTIES TIMEOUT 600)
+
 # --dim fixes an ONNX model's symbolic batch so its tasks can be timed (and
 # the run stores it: --resume imports the model the same way).
 set(TUNE_DYNAMIC "${PROJECT_SOURCE_DIR}/tests/onnx/models/classifier_flatten/model.onnx")

@@ -82,3 +82,43 @@ add_test(NAME gui_targets_bad_target COMMAND ${CMAKE_COMMAND}
   -P ${RUN_AND_CHECK})
 set_tests_properties(gui_screenshot_targets gui_targets_bad_assign gui_targets_bad_target
   PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 180)
+
+# The Tuning panel (docs/gui.md, "Tuning"): a short `lowerscope-cli tune` of a
+# two-task model fills a database, and `--tuning-db` renders the run view
+# alone; the "wrote" line must name the run, its tasks and records. A bad
+# database path exits 1 naming it.
+set(TUNING_SHOT_DIR "${GUI_SHOTS}/tuning")
+add_cli_check(gui_tuning_db_setup EXIT 0
+  CLEAN "${TUNING_SHOT_DIR}"
+  ARGS tune "${PROJECT_SOURCE_DIR}/tests/views/data/two_layers.uir" --db "${TUNING_SHOT_DIR}/t.db"
+       --trials 16 --batch 4 --threads 1 --timeout 20 --quiet
+  TEXT "run 1 finished: 16 trials recorded")
+set_tests_properties(gui_tuning_db_setup PROPERTIES FIXTURES_SETUP tuning_shot_db LABELS gui
+  TIMEOUT 300)
+add_test(NAME gui_screenshot_tuning COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--tuning-db|${TUNING_SHOT_DIR}/t.db|--tuning-run|1" -DOUT=${GUI_SHOTS}/tuning_run.png
+  -DSIZE=1280x800
+  "-DEXPECT_TEXT=tuning run 1 of t.db (finished): 2 tasks, 16 records; runs in the history: 1"
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_tuning_db_missing COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--tuning-db|${GUI_SHOTS}/no_such_tuning.db|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=no_such_tuning.db: no such tuning database"
+  -P ${RUN_AND_CHECK})
+set_tests_properties(gui_screenshot_tuning gui_tuning_db_missing PROPERTIES
+  ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 120)
+set_tests_properties(gui_screenshot_tuning PROPERTIES FIXTURES_REQUIRED tuning_shot_db)
+if(XVFB_RUN)
+  add_test(NAME gui_screenshot_tuning_xvfb COMMAND ${CMAKE_COMMAND}
+    -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+    "-DLAUNCHER=${XVFB_RUN}|-a|-s|-screen 0 1600x1200x24"
+    "-DARGS=--tuning-db|${TUNING_SHOT_DIR}/t.db" -DOUT=${GUI_SHOTS}/tuning_run_xvfb.png
+    -DSIZE=1280x800 "-DEXPECT_TEXT=tuning run 1 of t.db (finished): 2 tasks, 16 records"
+    -P ${CHECK_SCREENSHOT})
+  set_tests_properties(gui_screenshot_tuning_xvfb PROPERTIES
+    ENVIRONMENT "QT_QPA_PLATFORM=xcb"
+    ENVIRONMENT_MODIFICATION "WAYLAND_DISPLAY=unset:"
+    FIXTURES_REQUIRED tuning_shot_db
+    LABELS gui TIMEOUT 120)
+endif()

@@ -78,3 +78,19 @@ TEST(CommandLine, ThemeForThisRun) {
   EXPECT_TRUE(bad.text.contains("purple")) << bad.text.toStdString();
   EXPECT_TRUE(bad.text.contains("light, dark or system")) << bad.text.toStdString();
 }
+
+TEST(CommandLine, TuningDatabaseAndRun) {
+  const CommandLine cl = parseCommandLine(
+      {"lowerscope", "--tuning-db", "t.db", "--tuning-run", "3", "--screenshot", "a.png"});
+  ASSERT_EQ(cl.action, CommandLine::Action::Run) << cl.text.toStdString();
+  EXPECT_EQ(cl.options.tuningDatabase, "t.db");
+  EXPECT_EQ(cl.options.tuningRun, 3);
+  EXPECT_EQ(parseCommandLine({"lowerscope", "--tuning-db", "t.db"}).options.tuningRun, 0);
+  const CommandLine noDb = parseCommandLine({"lowerscope", "--tuning-run", "3"});
+  EXPECT_EQ(noDb.action, CommandLine::Action::Error);
+  EXPECT_TRUE(noDb.text.contains("--tuning-db")) << noDb.text.toStdString();
+  const CommandLine bad =
+      parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--tuning-run", "x"});
+  EXPECT_EQ(bad.action, CommandLine::Action::Error);
+  EXPECT_TRUE(bad.text.contains("'x'")) << bad.text.toStdString();
+}
