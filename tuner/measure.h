@@ -112,6 +112,14 @@ class Runner {
 public:
   virtual ~Runner() = default;
   virtual std::string name() const = 0;
+  /// True when candidates are measured on other machines, which build
+  /// their own reference: the caller then passes an empty TaskReference and
+  /// the target need not run here.
+  virtual bool measuresRemotely() const { return false; }
+  /// Called by TuningRun before its first batch (also when resuming): a
+  /// remote runner keys its files by the run and cleans up what a killed
+  /// earlier process of the same run left behind.
+  virtual void beginRun(int64_t runId) { (void)runId; }
   /// Measures every job of one task (all share `ref`), calling onResult as
   /// each finishes (in this thread); returns when all have.
   virtual void run(const std::vector<MeasureJob>& jobs, const TaskReference& ref,
