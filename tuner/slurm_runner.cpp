@@ -359,7 +359,8 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
       jr = runTool(argv);
       if (jr.status == JobStatus::Ok)
         break;
-      std::this_thread::sleep_for(std::chrono::seconds(1 + tries));
+      if (tries < 2)
+        std::this_thread::sleep_for(std::chrono::seconds(1 + tries));
     }
     if (jr.status != JobStatus::Ok)
       throw Error("slurm runner: sbatch refused the batch (" + jr.describe() +
