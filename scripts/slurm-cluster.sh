@@ -22,7 +22,8 @@
 # task/affinity binds each job to its cores when slurmd accepts it, else
 # task/none (recorded in DIR/task-plugin). Two partitions cover the node:
 # `main` (the default) and `boards` (for tests of per-sub-target partitions).
-# Ports are derived from DIR (or $SLURM_CLUSTER_PORT for slurmctld, +1 for
+# The scheduler starts batch jobs as soon as it can (batch_sched_delay=0:
+# Slurm's default delays them up to 3 s). Ports are derived from DIR (or $SLURM_CLUSTER_PORT for slurmctld, +1 for
 # slurmd), so clusters of two checkouts do not collide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -158,7 +159,7 @@ TaskPlugin=$1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
-SchedulerParameters=sched_min_interval=100000,batch_sched_delay=0,defer_batch=0
+SchedulerParameters=sched_min_interval=0,batch_sched_delay=0
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none

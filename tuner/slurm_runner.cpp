@@ -300,6 +300,8 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
       if (!r.active_.empty()) {
         runTool({"scancel", r.active_}, 30);
         r.active_.clear();
+        std::error_code ec;
+        fs::remove(r.runDir_ + "/jobs", ec);
       }
     }
   } guard{*this};
@@ -371,10 +373,7 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
     active_ = sub.jobId;
     ++stats_.submissions;
     stats_.jobIds.push_back(sub.jobId);
-    {
-      std::ofstream jobsFile(runDir_ + "/jobs", std::ios::app);
-      jobsFile << sub.jobId << "\n";
-    }
+    writeFile(runDir_ + "/jobs", sub.jobId + "\n"); // what a resumed run cancels
     sub.state.assign(k, "PENDING");
     sub.node.assign(k, "");
     sub.offset.assign(k, 0);
@@ -467,6 +466,8 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
       std::this_thread::sleep_for(std::chrono::duration<double>(opt_.pollSeconds));
     }
     active_.clear();
+    std::error_code ec;
+    fs::remove(runDir_ + "/jobs", ec);
 
     std::vector<size_t> missing;
     for (size_t t = 0; t < k; ++t)
@@ -490,7 +491,6 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
                         (out.empty() ? "" : " (worker output: " + out + ")");
         }
     if (missing.empty()) {
-      std::error_code ec;
       fs::remove_all(sub.dir, ec); // kept when something failed: the logs say why
     }
     todo = std::move(missing);

@@ -8,7 +8,7 @@
 //   SPOOL/run-RUN/batch-XXXXXX/task-K.json     the candidates of array task K
 //   SPOOL/run-RUN/batch-XXXXXX/result-K.jsonl  one line per measured candidate
 //   SPOOL/run-RUN/batch-XXXXXX/slurm-K.out     the worker's output
-//   SPOOL/run-RUN/jobs                         job ids submitted for run RUN
+//   SPOOL/run-RUN/jobs                         the id of the array in flight
 //
 // Candidate i of a batch of n goes to array task i % k, k = min(n,
 // maxJobs); each task is `lowerscope-cli tune-worker`, which builds the
@@ -27,9 +27,9 @@
 // submission that sbatch refuses (no such partition, bad --time) throws
 // unity::Error with sbatch's message.
 //
-// Resume. beginRun() records the job ids of run RUN in SPOOL/run-RUN/jobs;
-// a later process beginning the same run (`tune --resume` after the first
-// was killed) cancels those jobs first, so no orphaned array keeps nodes
+// Resume. While an array is in flight its id is in SPOOL/run-RUN/jobs; a
+// later process beginning the same run (beginRun: `tune --resume` after the
+// first was killed) cancels that job first, so no orphaned array keeps nodes
 // busy. Committed records are the database's business: nothing here needs
 // to survive the submitting process.
 //

@@ -117,9 +117,9 @@ protected:
     o.pollSeconds = 0.2;
     return o;
   }
-  /// `n` distinct candidates of a 48^3 matmul, the default schedule first.
-  std::vector<MeasureJob> candidates(size_t n) const {
-    auto w = matmulWorkload(48, 48, 48);
+  /// `n` distinct candidates of a size^3 matmul, the default schedule first.
+  std::vector<MeasureJob> candidates(size_t n, int64_t size = 48) const {
+    auto w = matmulWorkload(size, size, size);
     DesignSpace space(transform::schedulePolicyFor(target::Target::parse(kTarget)));
     std::mt19937_64 rng(5);
     std::vector<MeasureJob> jobs;
@@ -172,10 +172,13 @@ TEST_F(ClusterTest, ATuningRunThroughSlurmMeasuresWhatTheLocalRunnerMeasures) {
 }
 
 TEST_F(ClusterTest, AnArrayTaskCancelledMidBatchIsRetriedAndEveryCandidateMeasured) {
-  auto jobs = candidates(6);
+  auto jobs = candidates(6, 96);
   ASSERT_EQ(jobs.size(), 6u);
   MeasureSettings s;
-  s.minSeconds = 0.4; // each candidate takes a while: task k is mid-batch at its first result
+  // Each candidate takes a while (0.4 s of calls of about 0.1 ms or more),
+  // so task k is mid-batch at its first result.
+  s.minSeconds = 0.4;
+  s.maxRepeats = 5000;
   s.timeoutSeconds = 60;
   SlurmRunner runner(slurmOptions(2));
   std::map<size_t, MeasureResult> results;
