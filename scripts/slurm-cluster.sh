@@ -183,7 +183,9 @@ start_daemons() {
       idle) return 0 ;;
       down* | drain* | fail*) scontrol update nodename="$host" state=resume >/dev/null 2>&1 || true ;;
     esac
-    alive "$dir/slurmd.pid" || return 1
+    # slurmd writes its pid file once it has daemonized: not there yet is
+    # not dead.
+    [ -f "$dir/slurmd.pid" ] && ! alive "$dir/slurmd.pid" && return 1
     sleep 0.1
   done
   return 1
@@ -192,7 +194,7 @@ start_daemons() {
 plugin=task/affinity
 write_conf "$plugin"
 if ! start_daemons; then
-  echo "slurm-cluster: slurmd did not come up with task/affinity; trying task/none" >&2
+  echo "slurm-cluster: the node did not come up with task/affinity; trying task/none" >&2
   log_tail "$dir/slurmd.log"
   stop_pid "$dir/slurmd.pid"
   stop_pid "$dir/slurmctld.pid"

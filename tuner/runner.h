@@ -47,7 +47,7 @@ struct RunnerOptions {
   /// which must then be on the shared file system or installed at the same
   /// path on every node).
   std::string workerProgram;
-  double pollSeconds = 0.5;             ///< how often squeue and the result files are read
+  double pollSeconds = 0.5;             ///< how often squeue is asked (result files: every 50 ms)
   std::vector<std::string> extraSbatch; ///< more sbatch arguments (e.g. "--account=X")
 
   nlohmann::json toJson() const;

@@ -403,10 +403,20 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
     };
     Stopwatch squeueFailing;
     bool squeueOk = true;
+    Stopwatch sinceSqueue;
+    bool first = true;
     while (true) {
       collect();
       if (waiting == 0)
         break;
+      // Result files are cheap to read and tell most; squeue (a controller
+      // RPC) is asked every pollSeconds only.
+      if (!first && sinceSqueue.wallSeconds() < opt_.pollSeconds) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        continue;
+      }
+      first = false;
+      sinceSqueue.restart();
       JobResult q =
           runTool({"squeue", "-h", "-r", "-t", "all", "-j", sub.jobId, "-o", "%i|%T|%N"}, 60);
       bool ended = false;
@@ -463,7 +473,7 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
         collect(); // what the workers wrote before they ended
         break;
       }
-      std::this_thread::sleep_for(std::chrono::duration<double>(opt_.pollSeconds));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     active_.clear();
     std::error_code ec;
