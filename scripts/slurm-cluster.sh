@@ -23,8 +23,10 @@
 # task/none (recorded in DIR/task-plugin). Two partitions cover the node:
 # `main` (the default) and `boards` (for tests of per-sub-target partitions).
 # The scheduler starts batch jobs as soon as it can (batch_sched_delay=0:
-# Slurm's default delays them up to 3 s). Ports are derived from DIR (or $SLURM_CLUSTER_PORT for slurmctld, +1 for
-# slurmd), so clusters of two checkouts do not collide.
+# Slurm's default delays them up to 3 s). Ports are derived from DIR, in
+# 10000-29999 below the ephemeral range ($SLURM_CLUSTER_PORT for slurmctld
+# overrides; slurmd takes the next), so two checkouts' clusters do not
+# collide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -111,7 +113,7 @@ do_stop # whatever half of it is left from before
 if [ -n "${SLURM_CLUSTER_PORT:-}" ]; then
   port=$SLURM_CLUSTER_PORT
 else
-  port=$((20000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 10000 * 2))
+  port=$((10000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 10000 * 2))
 fi
 
 mkdir -p "$dir/munge" "$dir/ctld" "$dir/spool"

@@ -120,6 +120,37 @@ struct Submission {
   std::vector<size_t> offset;             // bytes of result-K.jsonl consumed
 };
 
+/// The array has left squeue's memory (MinJobAge) before its last state
+/// was seen: ask the accounting database (when the cluster has one) for
+/// the final states, else say what is known.
+void forgotten(Submission& sub) {
+  JobResult a =
+      runTool({"sacct", "-n", "-X", "-P", "-j", sub.jobId, "-o", "JobID,State,NodeList"}, 60);
+  if (a.status == JobStatus::Ok) {
+    std::istringstream lines(a.payload);
+    for (std::string line; std::getline(lines, line);) {
+      auto us = line.find('_'), bar1 = line.find('|'), bar2 = line.find('|', bar1 + 1);
+      if (us == std::string::npos || bar1 == std::string::npos || bar2 == std::string::npos ||
+          us > bar1)
+        continue;
+      std::string idx = line.substr(us + 1, bar1 - us - 1);
+      if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      size_t t = std::stoul(idx);
+      if (t >= sub.state.size() || terminalState(sub.state[t]))
+        continue;
+      std::string st = line.substr(bar1 + 1, bar2 - bar1 - 1);
+      sub.state[t] = st.substr(0, st.find(' ')); // "CANCELLED by 0"
+      std::string n = trim(line.substr(bar2 + 1));
+      if (!n.empty() && n != "None assigned")
+        sub.node[t] = n;
+    }
+  }
+  for (auto& st : sub.state)
+    if (!terminalState(st))
+      st = "ENDED (no longer known to squeue or sacct)";
+}
+
 } // namespace
 
 std::string workerNodeName() {
@@ -446,15 +477,11 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
           ended = ended && terminalState(sub.state[t]);
         if (listed == 0) { // squeue no longer knows the job: it has ended
           ended = true;
-          for (size_t t = 0; t < k; ++t)
-            if (!terminalState(sub.state[t]))
-              sub.state[t] = "ENDED (no longer known to squeue)";
+          forgotten(sub);
         }
       } else if (trim(q.stderrText).find("Invalid job id") != std::string::npos) {
         ended = true;
-        for (size_t t = 0; t < k; ++t)
-          if (!terminalState(sub.state[t]))
-            sub.state[t] = "ENDED (no longer known to squeue)";
+        forgotten(sub);
       } else {
         if (squeueOk)
           squeueFailing.restart();

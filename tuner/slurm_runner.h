@@ -34,7 +34,12 @@
 // to survive the submitting process.
 //
 // Polling uses squeue (`-t all`: states of finished array tasks stay known
-// for MinJobAge); a job squeue no longer knows has ended.
+// for MinJobAge); a job squeue no longer knows has ended, and its tasks'
+// final states come from sacct when the cluster keeps accounting. A retry
+// may land on any node of the partition (the failed one too, once it is
+// back): excluding it could leave a one-node partition nothing to run on.
+// An array that stays pending (a partition whose nodes are all down) keeps
+// the run waiting; Ctrl-C and `--resume` later, which cancels it.
 #include <cstdint>
 #include <functional>
 #include <string>
