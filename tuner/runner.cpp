@@ -4,6 +4,7 @@
 
 #include "engine/support/error.h"
 #include "engine/target/target.h"
+#include "tuner/features.h"
 #include "tuner/slurm_runner.h"
 
 namespace unity::tuner {
@@ -82,6 +83,21 @@ std::string partitionFor(const RunnerOptions& options, const std::string& target
       return part;
   }
   return options.partition;
+}
+
+int enableRemoteSubTargets(std::vector<Task>& tasks, const RunnerOptions& options) {
+  if (options.kind == "local")
+    return 0;
+  int n = 0;
+  for (auto& t : tasks)
+    if (!t.tunable && options.subTargetPartitions.count(t.subTarget) &&
+        t.whyNotTunable.find("does not run on this machine") != std::string::npos) {
+      t.tunable = true;
+      t.whyNotTunable.clear();
+      t.flops = estimateFlops(t.workload);
+      ++n;
+    }
+  return n;
 }
 
 std::unique_ptr<Runner> makeRunner(const RunnerOptions& options) {

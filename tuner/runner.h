@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/measure.h"
+#include "tuner/task.h"
 
 namespace unity::tuner {
 
@@ -63,6 +64,12 @@ void addPartitionSpec(RunnerOptions& options, const std::string& spec);
 /// string): the one named for its sub-target, else the default. Throws
 /// unity::Error when a sub-target name is not a part of options.target.
 std::string partitionFor(const RunnerOptions& options, const std::string& target);
+
+/// Makes the tasks of sub-targets that have a partition of their own
+/// tunable when extractTasks refused them only because their target does
+/// not run on this machine (a board farm measures them); sets their FLOPs.
+/// Does nothing for a runner that measures here. Returns how many changed.
+int enableRemoteSubTargets(std::vector<Task>& tasks, const RunnerOptions& options);
 
 /// The runner options ask for; throws unity::Error for an unknown kind or
 /// incomplete options (a slurm runner without a spool directory).

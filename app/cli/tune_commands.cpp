@@ -21,7 +21,6 @@
 #include "engine/support/error.h"
 #include "engine/target/target.h"
 #include "tuner/database.h"
-#include "tuner/features.h"
 #include "tuner/measure.h"
 #include "tuner/runner.h"
 #include "tuner/search.h"
@@ -231,14 +230,7 @@ int runTune(const TuneArgs& a) {
   config["runner"] = runnerOptions.toJson();
   auto runner = unity::tuner::makeRunner(runnerOptions);
   auto tasks = tasksOf(config);
-  if (runner->measuresRemotely())
-    for (auto& t : tasks) // a sub-target with its own partition is measured on its machines
-      if (!t.tunable && runnerOptions.subTargetPartitions.count(t.subTarget) &&
-          t.whyNotTunable.find("does not run on this machine") != std::string::npos) {
-        t.tunable = true;
-        t.whyNotTunable.clear();
-        t.flops = unity::tuner::estimateFlops(t.workload);
-      }
+  unity::tuner::enableRemoteSubTargets(tasks, runnerOptions); // measured on their machines
   unity::tuner::TuneOptions opt;
   opt.trials = config.value("trials", 200);
   opt.seed = config.value("seed", uint64_t(1));

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/build.h"
 #include "engine/support/error.h"
 #include "engine/target/target.h"
 #include "engine/transform/default_schedule.h"
@@ -18,6 +19,7 @@
 #include "tuner/runner.h"
 #include "tuner/slurm_runner.h"
 #include "tuner/space.h"
+#include "tuner/task.h"
 
 using namespace unity;
 using namespace unity::tuner;
@@ -65,6 +67,39 @@ TEST(RunnerOptionsTest, AnUnknownSubTargetIsRefusedNamingTheKnownOnes) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no sub-target 'a72'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("host, m7"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunnerOptionsTest, ACrossSubTargetWithItsOwnPartitionBecomesTunable) {
+  BuildOptions b;
+  b.target = "host: llvm -num-cores=1; m7: llvm -mtriple=thumbv7em-none-eabi -mcpu=cortex-m7";
+  b.assignments = {{"lv2", "m7"}};
+  auto tasks = extractTasks(smallModel(16), b);
+  auto crossTasks = [&] {
+    int n = 0;
+    for (auto& t : tasks)
+      n += t.subTarget == "m7";
+    return n;
+  };
+  ASSERT_GT(crossTasks(), 0);
+  for (auto& t : tasks) {
+    if (t.subTarget == "m7") {
+      EXPECT_FALSE(t.tunable);
+    }
+  }
+  RunnerOptions o;
+  o.kind = "slurm";
+  o.target = b.target;
+  EXPECT_EQ(enableRemoteSubTargets(tasks, o), 0); // no partition of its own: stays refused
+  RunnerOptions local = o;
+  local.kind = "local";
+  addPartitionSpec(local, "m7=boards");
+  EXPECT_EQ(enableRemoteSubTargets(tasks, local), 0); // measured here: cannot run
+  addPartitionSpec(o, "m7=boards");
+  EXPECT_EQ(enableRemoteSubTargets(tasks, o), crossTasks());
+  for (auto& t : tasks) {
+    EXPECT_TRUE(t.tunable) << t.name << ": " << t.whyNotTunable;
+    EXPECT_GT(t.flops, 0) << t.name;
   }
 }
 
