@@ -383,6 +383,7 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
   bool cancelled = false;
   try {
     im.runner.beginRun(im.runId);
+    im.runner.setCancelFlag(cancel);
     while (im.trialsDone < im.trialsPlanned) {
       if (cancel && cancel->load()) {
         cancelled = true;

@@ -440,6 +440,13 @@ void SlurmRunner::run(const std::vector<MeasureJob>& jobs, const TaskReference&,
       collect();
       if (waiting == 0)
         break;
+      if (cancel_ && cancel_->load()) {
+        runTool({"scancel", sub.jobId}, 30);
+        active_.clear();
+        std::error_code ec;
+        fs::remove(runDir_ + "/jobs", ec);
+        return; // unmeasured candidates are not failures: nothing is recorded
+      }
       // Result files are cheap to read and tell most; squeue (a controller
       // RPC) is asked every pollSeconds only.
       if (!first && sinceSqueue.wallSeconds() < opt_.pollSeconds) {

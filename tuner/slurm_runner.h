@@ -40,6 +40,7 @@
 // back): excluding it could leave a one-node partition nothing to run on.
 // An array that stays pending (a partition whose nodes are all down) keeps
 // the run waiting; Ctrl-C and `--resume` later, which cancels it.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -67,6 +68,9 @@ public:
   std::string name() const override { return "slurm"; }
   bool measuresRemotely() const override { return true; }
   void beginRun(int64_t runId) override;
+  /// When *cancel becomes true, the array in flight is cancelled and run()
+  /// returns without reporting the candidates that had no result yet.
+  void setCancelFlag(const std::atomic<bool>* cancel) override { cancel_ = cancel; }
   /// `ref` is not used: each worker builds its own reference on its node.
   void run(const std::vector<MeasureJob>& jobs, const TaskReference& ref,
            const MeasureSettings& settings,
@@ -80,6 +84,7 @@ private:
   RunnerOptions opt_;
   std::string runDir_;
   std::string active_;
+  const std::atomic<bool>* cancel_ = nullptr;
   SlurmStats stats_;
 };
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,6 +35,11 @@ using nlohmann::json;
 using unity::Error;
 
 namespace {
+
+/// Set by SIGINT / SIGTERM while a run measures on a cluster: the run stops
+/// after cancelling its array (a second signal kills as usual).
+std::atomic<bool> gCancel{false};
+void onStopSignal(int) { gCancel.store(true); }
 
 struct TuneArgs {
   std::string model;
@@ -249,29 +255,40 @@ int runTune(const TuneArgs& a) {
              a.resume > 0 ? "resuming" : "tuning", run->runId(), a.db, run->tasks().size(),
              tunableTasks, opt.trials, config["target"].get<std::string>(), runner->name());
   std::fflush(stdout);
+  if (runner->measuresRemotely()) {
+    // Ctrl-C must not leave an array holding the cluster's nodes.
+    struct sigaction sa = {};
+    sa.sa_handler = onStopSignal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+  }
   bool tty = isatty(fileno(stdout)) != 0;
   int lastLines = 0;
   int lastPrinted = -1;
-  run->run([&](const unity::tuner::Progress& p) {
-    if (a.quiet)
-      return;
-    std::string head =
-        fmt::format("[{}/{}] elapsed {}  ETA {}  model {} (untuned {})\n", p.trialsDone,
-                    p.trialsPlanned, duration(p.elapsedSeconds), duration(p.etaSeconds),
-                    seconds(p.modelSeconds), seconds(p.defaultModelSeconds));
-    if (tty) {
-      std::string body = head + table(*p.tasks);
-      if (lastLines > 0)
-        fmt::print("\x1b[{}A\x1b[J", lastLines);
-      fmt::print("{}", body);
-      lastLines = int(std::count(body.begin(), body.end(), '\n'));
-    } else if (p.trialsDone / opt.batchSize != lastPrinted || p.lastRecord == 0) {
-      // A log, not a screen: the table once per batch.
-      lastPrinted = p.trialsDone / opt.batchSize;
-      fmt::print("{}{}", head, table(*p.tasks));
-    }
-    std::fflush(stdout);
-  });
+  run->run(
+      [&](const unity::tuner::Progress& p) {
+        if (a.quiet)
+          return;
+        std::string head =
+            fmt::format("[{}/{}] elapsed {}  ETA {}  model {} (untuned {})\n", p.trialsDone,
+                        p.trialsPlanned, duration(p.elapsedSeconds), duration(p.etaSeconds),
+                        seconds(p.modelSeconds), seconds(p.defaultModelSeconds));
+        if (tty) {
+          std::string body = head + table(*p.tasks);
+          if (lastLines > 0)
+            fmt::print("\x1b[{}A\x1b[J", lastLines);
+          fmt::print("{}", body);
+          lastLines = int(std::count(body.begin(), body.end(), '\n'));
+        } else if (p.trialsDone / opt.batchSize != lastPrinted || p.lastRecord == 0) {
+          // A log, not a screen: the table once per batch.
+          lastPrinted = p.trialsDone / opt.batchSize;
+          fmt::print("{}{}", head, table(*p.tasks));
+        }
+        std::fflush(stdout);
+      },
+      &gCancel);
   auto finished = db.run(run->runId());
   fmt::print("\nrun {} {}: {} trials recorded in {}\n", run->runId(),
              finished ? unity::tuner::toString(finished->status) : "?",

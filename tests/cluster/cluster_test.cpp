@@ -6,6 +6,8 @@
 //   has timings to learn from) and records them with the Slurm node's name;
 // - an array task cancelled with scancel mid-batch: its candidates are
 //   retried and every candidate ends with a valid measurement;
+// - a run cancelled mid-batch cancels its array and reports only what was
+//   measured;
 // - a worker that never starts: its candidates are retried once, then
 //   recorded with a "slurm" error saying what happened, and the batch ends;
 // - a sub-target with a partition of its own is submitted to that partition;
@@ -203,6 +205,39 @@ TEST_F(ClusterTest, AnArrayTaskCancelledMidBatchIsRetriedAndEveryCandidateMeasur
   EXPECT_GE(runner.stats().retried, 1) << "cancelled " << cancelled;
   EXPECT_EQ(runner.stats().submissions, 2);
   EXPECT_EQ(runner.stats().failed, 0);
+}
+
+TEST_F(ClusterTest, ACancelledRunCancelsItsArrayAndReportsOnlyWhatWasMeasured) {
+  auto jobs = candidates(6, 96);
+  MeasureSettings s;
+  s.minSeconds = 0.4; // 3 candidates per task: well over a second each
+  s.maxRepeats = 5000;
+  SlurmRunner runner(slurmOptions(2));
+  std::atomic<bool> cancel{false};
+  runner.setCancelFlag(&cancel);
+  std::string job;
+  size_t reported = 0;
+  runner.run(jobs, {}, s, [&](size_t, const MeasureResult& r) {
+    EXPECT_EQ(r.status, RecordStatus::Ok) << r.errorMessage;
+    ++reported;
+    job = runner.activeJob();
+    cancel = true;
+  });
+  EXPECT_GE(reported, 1u);
+  EXPECT_LT(reported, 6u);
+  EXPECT_TRUE(runner.activeJob().empty());
+  ASSERT_FALSE(job.empty());
+  std::string states;
+  for (int i = 0; i < 100; ++i) { // the cancellation reaches the tasks
+    states = tool({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%T"}).payload;
+    if (states.find("RUNNING") == std::string::npos &&
+        states.find("PENDING") == std::string::npos &&
+        states.find("COMPLETING") == std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(states.find("CANCELLED"), std::string::npos) << states;
+  EXPECT_EQ(states.find("RUNNING"), std::string::npos) << states;
 }
 
 TEST_F(ClusterTest, AWorkerThatNeverStartsIsRetriedOnceThenRecordedWithTheSlurmError) {
