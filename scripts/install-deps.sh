@@ -23,6 +23,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev xvfb xauth fonts-dejavu-core imagemagick
+  # the tuner's Slurm runner and its single-node test cluster (scripts/slurm-cluster.sh)
+  slurm-wlm munge
 )
 # Optional: bench/ort/gen_models.py writes its ONNX models with these. (The
 # ONNX Runtime peer comes from npm, installed by bench/ort/run.sh; node and

@@ -19,6 +19,7 @@
 // settings (the target's -num-cores). A one-thread kernel is timed on the
 // thread's CPU clock, which a busy neighbour does not inflate; a
 // multi-threaded one on the wall clock, which is what a caller waits.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -112,6 +113,18 @@ class Runner {
 public:
   virtual ~Runner() = default;
   virtual std::string name() const = 0;
+  /// True when candidates are measured on other machines, which build
+  /// their own reference: the caller then passes an empty TaskReference and
+  /// the target need not run here.
+  virtual bool measuresRemotely() const { return false; }
+  /// Called by TuningRun before its first batch (also when resuming): a
+  /// remote runner keys its files by the run and cleans up what a killed
+  /// earlier process of the same run left behind.
+  virtual void beginRun(int64_t runId) { (void)runId; }
+  /// TuningRun::run's cancel flag (nullptr: none). A runner whose batches
+  /// take long (a cluster queue) checks it and returns early, having
+  /// reported only what was measured; the others finish the batch.
+  virtual void setCancelFlag(const std::atomic<bool>* cancel) { (void)cancel; }
   /// Measures every job of one task (all share `ref`), calling onResult as
   /// each finishes (in this thread); returns when all have.
   virtual void run(const std::vector<MeasureJob>& jobs, const TaskReference& ref,

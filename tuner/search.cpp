@@ -382,6 +382,8 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
   Stopwatch sw;
   bool cancelled = false;
   try {
+    im.runner.beginRun(im.runId);
+    im.runner.setCancelFlag(cancel);
     while (im.trialsDone < im.trialsPlanned) {
       if (cancel && cancel->load()) {
         cancelled = true;
@@ -394,7 +396,9 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
         break;
       TaskState& st = im.states[*i];
       TaskSearch& ts = im.searches[*i];
-      if (!ts.ref) {
+      if (!ts.ref && im.runner.measuresRemotely()) {
+        ts.ref = TaskReference{}; // the workers build theirs, on their nodes
+      } else if (!ts.ref) {
         try {
           ts.ref = makeReference(st.task.workload, st.task.target,
                                  std::hash<std::string>{}(st.task.hash) ^ im.opt.seed,

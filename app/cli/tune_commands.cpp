@@ -1,7 +1,9 @@
 // `lowerscope-cli tune`: extract a model's tasks, search their schedules,
 // commit every measured candidate to the tuning database, print a live
 // progress table and a summary. `--resume RUN` continues a run from the
-// configuration stored with it.
+// configuration stored with it. `--runner slurm` measures on a Slurm
+// cluster (tuner/slurm_runner.h); `tune-worker` is the hidden command its
+// array tasks run.
 //
 // Control from outside (the workbench runs tunings as this command, see
 // views/tuning_controller.h): SIGINT or SIGTERM finishes the batch being
@@ -35,7 +37,9 @@
 #include "engine/target/target.h"
 #include "tuner/database.h"
 #include "tuner/measure.h"
+#include "tuner/runner.h"
 #include "tuner/search.h"
+#include "tuner/slurm_runner.h"
 #include "tuner/task.h"
 
 namespace lowerscope::cli {
@@ -61,7 +65,46 @@ struct TuneArgs {
   std::vector<std::string> dims;
   bool flushCache = false;
   bool quiet = false;
+  // Where candidates are measured; empty / 0: the stored run's (on
+  // --resume) or the default.
+  std::string runner;
+  std::vector<std::string> partitions;
+  int maxJobs = 0;
+  std::string jobTime;
+  std::string spool;
 };
+
+/// The runner of this invocation: the command line's choices over the ones
+/// stored with a resumed run.
+unity::tuner::RunnerOptions runnerOptionsOf(const TuneArgs& a, const json& config,
+                                            const std::string& dbPath) {
+  unity::tuner::RunnerOptions o = config.contains("runner")
+                                      ? unity::tuner::RunnerOptions::fromJson(config["runner"])
+                                      : unity::tuner::RunnerOptions{};
+  if (!a.runner.empty())
+    o.kind = a.runner;
+  if (!a.partitions.empty()) {
+    o.partition.clear();
+    o.subTargetPartitions.clear();
+    for (auto& p : a.partitions)
+      unity::tuner::addPartitionSpec(o, p);
+  }
+  if (a.maxJobs > 0)
+    o.maxJobs = a.maxJobs;
+  if (!a.jobTime.empty())
+    o.jobTime = a.jobTime;
+  if (!a.spool.empty())
+    o.spool = fs::absolute(a.spool).string();
+  if (o.kind == "local" &&
+      (!a.partitions.empty() || a.maxJobs > 0 || !a.jobTime.empty() || !a.spool.empty()))
+    throw Error("--partition, --max-jobs, --job-time and --spool need --runner slurm");
+  if (o.kind != "local") {
+    o.target = config.at("target").get<std::string>();
+    if (o.spool.empty()) // beside the database: often the shared file system already
+      o.spool = fs::absolute(dbPath).string() + ".spool";
+  }
+  return o;
+}
 
 std::string seconds(double s) {
   if (s <= 0)
@@ -282,7 +325,11 @@ int runTune(const TuneArgs& a) {
       }
     }
   }
+  auto runnerOptions = runnerOptionsOf(a, config, a.db);
+  config["runner"] = runnerOptions.toJson();
+  auto runner = unity::tuner::makeRunner(runnerOptions);
   auto tasks = tasksOf(config);
+  unity::tuner::enableRemoteSubTargets(tasks, runnerOptions); // measured on their machines
   if (a.resume == 0)
     config["task_info"] = taskInfo(tasks);
   unity::tuner::TuneOptions opt;
@@ -292,18 +339,20 @@ int runTune(const TuneArgs& a) {
   opt.timeBudgetSeconds = a.resume > 0 ? a.timeBudget : config.value("time_budget_s", 0.0);
   opt.measure.timeoutSeconds = config.value("timeout_s", 10.0);
   opt.measure.flushCache = config.value("flush_cache", false);
-  unity::tuner::LocalRunner runner;
   std::unique_ptr<unity::tuner::TuningRun> run =
       a.resume > 0
-          ? std::make_unique<unity::tuner::TuningRun>(db, a.resume, std::move(tasks), opt, runner)
-          : std::make_unique<unity::tuner::TuningRun>(db, std::move(tasks), opt, runner, config);
+          ? std::make_unique<unity::tuner::TuningRun>(db, a.resume, std::move(tasks), opt, *runner)
+          : std::make_unique<unity::tuner::TuningRun>(db, std::move(tasks), opt, *runner, config);
   int tunableTasks = 0;
   for (auto& t : run->tasks())
     tunableTasks += t.task.tunable;
-  fmt::print("{} run {} on {}: {} tasks ({} tunable), {} trials, target '{}'\n",
+  fmt::print("{} run {} on {}: {} tasks ({} tunable), {} trials, target '{}', runner {}\n",
              a.resume > 0 ? "resuming" : "tuning", run->runId(), a.db, run->tasks().size(),
-             tunableTasks, opt.trials, config["target"].get<std::string>());
+             tunableTasks, opt.trials, config["target"].get<std::string>(), runner->name());
   std::fflush(stdout);
+  // ControlSignals (above) turns SIGINT/SIGTERM into gCancel for every
+  // runner; TuningRun hands the flag on, so a Slurm runner cancels the
+  // array in flight rather than leave it holding the cluster's nodes.
   bool tty = isatty(fileno(stdout)) != 0;
   int lastLines = 0;
   int lastPrinted = -1;
@@ -383,7 +432,32 @@ void addTuneCommands(CLI::App& app, CommandList& out) {
   t->add_flag("--flush-cache", a->flushCache,
               "Evict the caches before every timed call (inputs start in memory)");
   t->add_flag("--quiet", a->quiet, "No progress table, only the summary");
+  t->add_option("--runner", a->runner,
+                "Where candidates are measured: local (default) or slurm (a Slurm cluster)")
+      ->check(CLI::IsMember(unity::tuner::runnerKinds()));
+  t->add_option("--partition", a->partitions,
+                "Slurm partition P, or SUBTARGET=P for one sub-target of a composite target; "
+                "repeatable");
+  t->add_option("--max-jobs", a->maxJobs,
+                "Slurm array tasks of a batch running at once (default 4)")
+      ->check(CLI::Range(1, 100000));
+  t->add_option("--job-time", a->jobTime,
+                "Slurm --time of each array task (default: from the batch and --timeout)");
+  t->add_option("--spool", a->spool,
+                "Directory the nodes share for batches and results (default DB.spool)");
   out.push_back({t, [a] { return runTune(*a); }});
+
+  // The worker of --runner slurm: one array task's candidates.
+  auto w = std::make_shared<std::pair<std::string, std::string>>();
+  CLI::App* tw = app.add_subcommand(
+      "tune-worker", "Measure the candidates of a Slurm array task (run by `tune --runner slurm`)");
+  tw->group(""); // hidden: people run tune
+  tw->add_option("--jobs", w->first, "Task file written by the Slurm runner")->required();
+  tw->add_option("--out", w->second, "Results file, one JSON line per candidate")->required();
+  out.push_back({tw, [w] {
+                   unity::tuner::runWorker(w->first, w->second);
+                   return 0;
+                 }});
 }
 
 } // namespace lowerscope::cli
