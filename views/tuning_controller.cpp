@@ -32,8 +32,15 @@ QStringList TuningLaunch::arguments(QString* error) const {
     return fail(QStringLiteral("no tuning database file"));
   if (trials < 1)
     return fail(QStringLiteral("the trial budget must be at least 1"));
-  if (runner.id != QLatin1String("local"))
-    return fail(QStringLiteral("runner '%1' is not available in this build").arg(runner.id));
+  const bool slurm = runner.id == QLatin1String("slurm");
+  if (!slurm && runner.id != QLatin1String("local"))
+    return fail(QStringLiteral("unknown runner '%1' (runners: local, slurm)").arg(runner.id));
+  if (!slurm && (!runner.partitions.isEmpty() || runner.maxJobs > 0 || !runner.jobTime.isEmpty() ||
+                 !runner.spool.isEmpty()))
+    return fail(QStringLiteral("partitions, job limits and the spool folder are Slurm settings; "
+                               "the local runner takes none"));
+  if (runner.maxJobs < 0)
+    return fail(QStringLiteral("the number of Slurm jobs at once must not be negative"));
   QStringList a{QStringLiteral("tune"),     model,
                 QStringLiteral("--db"),     database,
                 QStringLiteral("--trials"), QString::number(trials)};
@@ -48,6 +55,18 @@ QStringList TuningLaunch::arguments(QString* error) const {
   a << QStringLiteral("--timeout") << QString::number(timeoutSeconds);
   if (batch > 0)
     a << QStringLiteral("--batch") << QString::number(batch);
+  if (slurm) {
+    a << QStringLiteral("--runner") << QStringLiteral("slurm");
+    for (const QString& p : runner.partitions)
+      if (!p.trimmed().isEmpty())
+        a << QStringLiteral("--partition") << p.trimmed();
+    if (runner.maxJobs > 0)
+      a << QStringLiteral("--max-jobs") << QString::number(runner.maxJobs);
+    if (!runner.jobTime.trimmed().isEmpty())
+      a << QStringLiteral("--job-time") << runner.jobTime.trimmed();
+    if (!runner.spool.trimmed().isEmpty())
+      a << QStringLiteral("--spool") << runner.spool.trimmed();
+  }
   a << runner.extraArguments;
   return a;
 }

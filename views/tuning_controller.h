@@ -32,13 +32,18 @@
 
 namespace lowerscope {
 
-/// Which machine measures the candidates. Only "local" (this machine, one
-/// forked child per candidate) exists here; the runner seam is where a
-/// cluster runner (Slurm, issue #17) plugs in: a new id, its arguments in
-/// TuningLaunch::arguments() and a page in the launch dialog's runner box.
+/// Which machine measures the candidates: "local" (this machine, one forked
+/// child per candidate) or "slurm" (job arrays on a Slurm cluster, `tune
+/// --runner slurm`, tuner/slurm_runner.h; docs/cluster.md).
 struct TuningRunnerChoice {
   QString id = QStringLiteral("local");
-  QStringList extraArguments; ///< runner-specific `tune` options
+  /// slurm: partitions, each "P" (every task) or "SUBTARGET=P" (the tasks
+  /// of one sub-target of a composite target); empty: the cluster's default.
+  QStringList partitions;
+  int maxJobs = 0;            ///< slurm: array tasks at once; 0: tune's default
+  QString jobTime;            ///< slurm: time limit per array task ("10:00"); empty: default
+  QString spool;              ///< slurm: shared folder for jobs and results; empty: next to the db
+  QStringList extraArguments; ///< further `tune` options, appended as they are
 };
 
 /// Everything `lowerscope-cli tune` needs for a new run.

@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -159,7 +160,47 @@ TuningLaunchDialog::TuningLaunchDialog(QWidget* parent) : QDialog(parent) {
   runner_->setObjectName(QStringLiteral("tuningRunner"));
   runner_->addItem(tr("This machine (one isolated process per candidate)"),
                    QStringLiteral("local"));
+  // Slurm: offered when sbatch is on the PATH (the machine is a submit
+  // host); its settings are enabled only while it is chosen.
+  const bool haveSbatch = !QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty();
+  runner_->addItem(tr("Slurm cluster (job arrays, results streamed back)"),
+                   QStringLiteral("slurm"));
+  if (!haveSbatch) {
+    auto* model = qobject_cast<QStandardItemModel*>(runner_->model());
+    if (QStandardItem* item = model ? model->item(1) : nullptr) {
+      item->setEnabled(false);
+      item->setToolTip(tr("sbatch is not on the PATH: this machine cannot submit Slurm jobs"));
+    }
+  }
   runnerLayout->addRow(tr("Measure on:"), runner_);
+  partitions_ = new QLineEdit(runnerBox);
+  partitions_->setObjectName(QStringLiteral("tuningPartitions"));
+  partitions_->setPlaceholderText(tr("the cluster's default, or e.g. main, m7=boards"));
+  partitions_->setToolTip(tr("A partition for every task, and SUBTARGET=PARTITION for the tasks "
+                             "of one sub-target (comma-separated)"));
+  runnerLayout->addRow(tr("Partitions:"), partitions_);
+  maxJobs_ = new QSpinBox(runnerBox);
+  maxJobs_->setObjectName(QStringLiteral("tuningMaxJobs"));
+  maxJobs_->setRange(0, 100000);
+  maxJobs_->setSpecialValueText(tr("tune's default"));
+  maxJobs_->setToolTip(tr("Array tasks running at once"));
+  runnerLayout->addRow(tr("Jobs at once:"), maxJobs_);
+  jobTime_ = new QLineEdit(runnerBox);
+  jobTime_->setObjectName(QStringLiteral("tuningJobTime"));
+  jobTime_->setPlaceholderText(tr("tune's default, or e.g. 10:00"));
+  runnerLayout->addRow(tr("Time per job:"), jobTime_);
+  spool_ = new QLineEdit(runnerBox);
+  spool_->setObjectName(QStringLiteral("tuningSpool"));
+  spool_->setPlaceholderText(tr("next to the database (must be shared with the nodes)"));
+  runnerLayout->addRow(tr("Spool folder:"), spool_);
+  auto slurmChosen = [this] {
+    bool on = runner_->currentData().toString() == QLatin1String("slurm");
+    for (QWidget* w : {static_cast<QWidget*>(partitions_), static_cast<QWidget*>(maxJobs_),
+                       static_cast<QWidget*>(jobTime_), static_cast<QWidget*>(spool_)})
+      w->setEnabled(on);
+  };
+  connect(runner_, &QComboBox::currentIndexChanged, this, slurmChosen);
+  slurmChosen();
   layout->addWidget(runnerBox);
 
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -273,6 +314,12 @@ void TuningLaunchDialog::setTrials(int n) { trials_->setValue(n); }
 void TuningLaunchDialog::setTimeBudget(double s) { budget_->setValue(s); }
 void TuningLaunchDialog::setThreads(int n) { threads_->setValue(n); }
 void TuningLaunchDialog::setTimeout(double s) { timeout_->setValue(s); }
+void TuningLaunchDialog::setRunner(const QString& id, const QString& partitions) {
+  int i = runner_->findData(id);
+  if (i >= 0)
+    runner_->setCurrentIndex(i);
+  partitions_->setText(partitions);
+}
 
 TuningLaunch TuningLaunchDialog::launch() const {
   TuningLaunch l;
@@ -295,6 +342,14 @@ TuningLaunch TuningLaunchDialog::launch() const {
   l.threads = threads_->isEnabled() ? threads_->value() : 0;
   l.timeoutSeconds = timeout_->value();
   l.runner.id = runner_->currentData().toString();
+  if (l.runner.id == QLatin1String("slurm")) {
+    for (const QString& p : partitions_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+      if (!p.trimmed().isEmpty())
+        l.runner.partitions << p.trimmed();
+    l.runner.maxJobs = maxJobs_->value();
+    l.runner.jobTime = jobTime_->text().trimmed();
+    l.runner.spool = spool_->text().trimmed();
+  }
   return l;
 }
 

@@ -72,6 +72,10 @@ public:
   void setTimeBudget(double seconds);
   void setThreads(int n);
   void setTimeout(double seconds);
+  /// Picks the runner ("local" or "slurm"; the Slurm one only when this
+  /// machine has sbatch) and, for Slurm, its partitions ("P" or "SUB=P",
+  /// comma-separated as typed).
+  void setRunner(const QString& id, const QString& partitions = {});
 
   /// What the dialog describes, for TuningController::start.
   TuningLaunch launch() const;
@@ -101,6 +105,10 @@ private:
   QSpinBox* threads_ = nullptr;
   QDoubleSpinBox* timeout_ = nullptr;
   QComboBox* runner_ = nullptr;
+  QLineEdit* partitions_ = nullptr;
+  QSpinBox* maxJobs_ = nullptr;
+  QLineEdit* jobTime_ = nullptr;
+  QLineEdit* spool_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
 };
 

@@ -30,6 +30,26 @@ QString formatFlops(double f) {
   return QString::number(qint64(f));
 }
 
+QString formatRunner(const nlohmann::json& r) {
+  if (r.is_string())
+    return QString::fromStdString(r.get<std::string>());
+  if (!r.is_object())
+    return QString::fromStdString(r.dump());
+  QString kind = QString::fromStdString(r.value("kind", std::string("local")));
+  QStringList where;
+  if (r.contains("partition") && r["partition"].is_string() &&
+      !r["partition"].get<std::string>().empty())
+    where << QStringLiteral("partition %1").arg(QString::fromStdString(r["partition"]));
+  if (r.contains("sub_target_partitions") && r["sub_target_partitions"].is_object())
+    for (auto& [sub, part] : r["sub_target_partitions"].items())
+      if (part.is_string())
+        where << QStringLiteral("%1=%2").arg(QString::fromStdString(sub),
+                                             QString::fromStdString(part.get<std::string>()));
+  return where.isEmpty() || kind == QLatin1String("local")
+             ? kind
+             : QStringLiteral("%1 (%2)").arg(kind, where.join(QStringLiteral(", ")));
+}
+
 QString formatDuration(double seconds) {
   const qint64 t = qint64(std::max(0.0, seconds) + 0.5);
   if (t >= 3600)
@@ -258,7 +278,7 @@ QVariant TuningRunsModel::data(const QModelIndex& index, int role) const {
       if (c.contains("tasks") && c["tasks"].is_array() && !c["tasks"].empty())
         parts << tr("%n task(s) chosen", nullptr, int(c["tasks"].size()));
       if (c.contains("runner"))
-        parts << tr("runner %1").arg(jsonText(c, "runner"));
+        parts << tr("runner %1").arg(formatRunner(c["runner"]));
     }
     return parts.join(QStringLiteral(", "));
   }

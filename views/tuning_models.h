@@ -9,6 +9,8 @@
 
 #include "views/tuning_watcher.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace lowerscope {
 
 /// "12.3 us", "4.560 ms", "1.20 s"; "-" for zero or less.
@@ -17,6 +19,9 @@ QString formatSeconds(double seconds);
 QString formatFlops(double flops);
 /// "42s", "3m07s", "1h02m"
 QString formatDuration(double seconds);
+/// A run's `runner` configuration as a person reads it: "local", "slurm
+/// (partition main, m7=boards)"; also the older plain-string form.
+QString formatRunner(const nlohmann::json& runner);
 
 class TuningTaskModel : public QAbstractTableModel {
   Q_OBJECT

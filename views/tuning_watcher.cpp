@@ -2,6 +2,8 @@
 // does it when the file changes (see tuning_watcher.h for why).
 #include "views/tuning_watcher.h"
 
+#include "views/tuning_models.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -64,7 +66,8 @@ QString configSummary(const nlohmann::json& c) {
     add("time_budget_s", QStringLiteral("time budget (s)"));
   add("timeout_s", QStringLiteral("timeout (s)"));
   add("tasks", QStringLiteral("tasks"));
-  add("runner", QStringLiteral("runner"));
+  if (c.contains("runner") && !c["runner"].is_null())
+    parts << QStringLiteral("runner: %1").arg(formatRunner(c["runner"]));
   return parts.join(QStringLiteral("; "));
 }
 

@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThread>
@@ -23,6 +24,8 @@
 
 #include <csignal>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "app/gui/main_window.h"
 #include "tuner/database.h"
@@ -234,13 +237,40 @@ TEST(TuningLaunch, ArgumentsCarryEverySetting) {
                                         "--target", "llvm", "--tasks", "f1,f2", "--time-budget",
                                         "30", "--threads", "2", "--timeout", "5"}));
   QString error;
+  // The Slurm runner: its settings become tune's Slurm options.
   l.runner.id = "slurm";
-  EXPECT_TRUE(l.arguments(&error).isEmpty());
-  EXPECT_TRUE(error.contains("slurm")) << error.toStdString();
+  l.runner.partitions = {"main", " m7=boards "};
+  l.runner.maxJobs = 4;
+  l.runner.jobTime = "10:00";
+  l.runner.spool = "/shared/spool";
+  QStringList slurm = l.arguments(&error);
+  ASSERT_FALSE(slurm.isEmpty()) << error.toStdString();
+  QStringList tail = slurm.mid(slurm.indexOf("--runner"));
+  EXPECT_EQ(tail,
+            (QStringList{"--runner", "slurm", "--partition", "main", "--partition", "m7=boards",
+                         "--max-jobs", "4", "--job-time", "10:00", "--spool", "/shared/spool"}));
+  // Slurm settings on the local runner, or an unknown runner, are refused.
   l.runner.id = "local";
+  EXPECT_TRUE(l.arguments(&error).isEmpty());
+  EXPECT_TRUE(error.contains("Slurm settings")) << error.toStdString();
+  l.runner = TuningRunnerChoice{};
+  l.runner.id = "ssh";
+  EXPECT_TRUE(l.arguments(&error).isEmpty());
+  EXPECT_TRUE(error.contains("unknown runner 'ssh'")) << error.toStdString();
+  l.runner = TuningRunnerChoice{};
+  EXPECT_FALSE(l.arguments().contains("--runner")); // local: tune's default
   l.model.clear();
   EXPECT_TRUE(l.arguments(&error).isEmpty());
   EXPECT_TRUE(error.contains("model")) << error.toStdString();
+}
+
+TEST(TuningLaunch, RunnerConfigurationReadsAsText) {
+  EXPECT_EQ(formatRunner(nlohmann::json("local")), "local");
+  EXPECT_EQ(formatRunner(nlohmann::json{{"kind", "local"}}), "local");
+  nlohmann::json slurm{
+      {"kind", "slurm"}, {"partition", "main"}, {"sub_target_partitions", {{"m7", "boards"}}}};
+  EXPECT_EQ(formatRunner(slurm), "slurm (partition main, m7=boards)");
+  EXPECT_EQ(formatRunner(nlohmann::json{{"kind", "slurm"}, {"partition", ""}}), "slurm");
 }
 
 class TuningWindowTest : public ::testing::Test {
@@ -275,6 +305,17 @@ TEST_F(TuningWindowTest, ShortRunFromTheDialogFillsTheTableTheChartsAndTheDataba
   EXPECT_TRUE(dialog->taskTable()->item(0, 1)->text().contains("matmul"))
       << dialog->taskTable()->item(0, 1)->text().toStdString();
   EXPECT_EQ(dialog->taskTable()->item(0, 5)->text(), "not measured");
+  // The runner box: Slurm where this machine can submit (install-deps puts
+  // sbatch here), its partitions reaching the launch; local by default.
+  EXPECT_EQ(dialog->launch().runner.id, "local");
+  if (!QStandardPaths::findExecutable("sbatch").isEmpty()) {
+    dialog->setRunner("slurm", "main, m7=boards");
+    TuningLaunch slurm = dialog->launch();
+    EXPECT_EQ(slurm.runner.id, "slurm");
+    EXPECT_EQ(slurm.runner.partitions, (QStringList{"main", "m7=boards"}));
+    dialog->setRunner("local");
+    EXPECT_TRUE(dialog->launch().runner.partitions.isEmpty());
+  }
   dialog->setDatabase(db_);
   dialog->setTrials(8);
   dialog->setThreads(1);
