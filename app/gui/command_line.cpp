@@ -74,7 +74,31 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("code"),
       QStringLiteral("After the build, show the Code dock for sub-target SUB."),
       QStringLiteral("SUB"));
+  const QCommandLineOption tuningDbOption(
+      QStringLiteral("tuning-db"),
+      QStringLiteral("Open the tuning database FILE in the records browser."),
+      QStringLiteral("FILE.db"));
+  const QCommandLineOption recordsOption(
+      QStringLiteral("records"), QStringLiteral("Show the records browser (needs --tuning-db)."));
+  const QCommandLineOption recordOption(
+      QStringLiteral("record"),
+      QStringLiteral("Open record ID in the records browser; two ids (ID,ID) are compared "
+                     "(implies --records)."),
+      QStringLiteral("ID[,ID]"));
+  const QCommandLineOption heatOption(
+      QStringLiteral("heat"),
+      QStringLiteral("Colour the built graph by tuned kernel latency (needs --open and "
+                     "--tuning-db; implies --build)."));
+  const QCommandLineOption applyBestOption(
+      QStringLiteral("apply-best"),
+      QStringLiteral("Rebuild with the database's best schedules and time the model before and "
+                     "after (needs --open and --tuning-db)."));
   parser.addOption(openOption);
+  parser.addOption(tuningDbOption);
+  parser.addOption(recordsOption);
+  parser.addOption(recordOption);
+  parser.addOption(heatOption);
+  parser.addOption(applyBestOption);
   parser.addOption(targetOption);
   parser.addOption(assignOption);
   parser.addOption(automaticOption);
@@ -116,8 +140,32 @@ CommandLine parseCommandLine(const QStringList& arguments) {
   result.options.assign = parser.values(assignOption);
   result.options.automatic = parser.isSet(automaticOption);
   result.options.codePart = parser.value(codeOption);
-  result.options.build =
-      parser.isSet(buildOption) || parser.isSet(passOption) || parser.isSet(codeOption);
+  result.options.tuningDb = parser.value(tuningDbOption);
+  result.options.records = parser.isSet(recordsOption) || parser.isSet(recordOption);
+  result.options.heat = parser.isSet(heatOption);
+  result.options.applyBest = parser.isSet(applyBestOption);
+  for (const QString& id : parser.value(recordOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const qint64 v = id.trimmed().toLongLong(&ok);
+    if (!ok || v <= 0 || result.options.recordIds.size() == 2) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("invalid --record '%1': expected ID or ID,ID")
+                        .arg(parser.value(recordOption));
+      return result;
+    }
+    result.options.recordIds << v;
+  }
+  for (const QCommandLineOption* needsDb :
+       {&recordsOption, &recordOption, &heatOption, &applyBestOption}) {
+    if (parser.isSet(*needsDb) && result.options.tuningDb.isEmpty()) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("--%1 needs a tuning database: give --tuning-db FILE")
+                        .arg(needsDb->names().first());
+      return result;
+    }
+  }
+  result.options.build = parser.isSet(buildOption) || parser.isSet(passOption) ||
+                         parser.isSet(codeOption) || result.options.heat;
   if ((parser.isSet(assignOption) || parser.isSet(automaticOption)) &&
       !parser.isSet(targetOption) && !result.options.openFile.endsWith(".lsession")) {
     result.action = CommandLine::Action::Error;
@@ -134,7 +182,8 @@ CommandLine parseCommandLine(const QStringList& arguments) {
     }
   }
   for (const QCommandLineOption* needsModel :
-       {&buildOption, &passOption, &functionOption, &assignOption, &codeOption}) {
+       {&buildOption, &passOption, &functionOption, &assignOption, &codeOption, &heatOption,
+        &applyBestOption}) {
     if (parser.isSet(*needsModel) && result.options.openFile.isEmpty()) {
       result.action = CommandLine::Action::Error;
       result.text =

@@ -3,6 +3,8 @@
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
 //              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
 //              [--code SUB] [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
+//              [--tuning-db FILE.db [--records [--record ID[,ID]]] [--heat] [--apply-best]]
+#include <QList>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -14,17 +16,22 @@
 namespace lowerscope {
 
 struct GuiOptions {
-  QString openFile;       // --open: model to open at start
-  bool build = false;     // --build (implied by --pass): build the model at start
-  QString pass;           // --pass: the step to show after the build ("7", "FuseOps")
-  QString function;       // --function: the function to show
-  QString screenshotPath; // --screenshot: render the window to this PNG and exit
-  QSize size;             // --size: window size; invalid when not given
-  QString theme;          // --theme: light, dark or system for this run; "" = the saved one
-  QString target;         // --target: composite target of the session
-  QStringList assign;     // --assign: "name[,name...]=subtarget", repeatable
-  bool automatic = false; // --automatic: library sub-targets claim their patterns
-  QString codePart;       // --code: show the Code dock with this sub-target
+  QString openFile;        // --open: model to open at start
+  bool build = false;      // --build (implied by --pass): build the model at start
+  QString pass;            // --pass: the step to show after the build ("7", "FuseOps")
+  QString function;        // --function: the function to show
+  QString screenshotPath;  // --screenshot: render the window to this PNG and exit
+  QSize size;              // --size: window size; invalid when not given
+  QString theme;           // --theme: light, dark or system for this run; "" = the saved one
+  QString target;          // --target: composite target of the session
+  QStringList assign;      // --assign: "name[,name...]=subtarget", repeatable
+  bool automatic = false;  // --automatic: library sub-targets claim their patterns
+  QString codePart;        // --code: show the Code dock with this sub-target
+  QString tuningDb;        // --tuning-db: tuning database for the records browser and heat
+  bool records = false;    // --records: show the records browser (implied by --record)
+  QList<qint64> recordIds; // --record: the record(s) to open (two: compared)
+  bool heat = false;       // --heat: heat overlay on the built graph (implies --build)
+  bool applyBest = false;  // --apply-best: rebuild with the database and time before/after
 };
 
 struct CommandLine {

@@ -11,15 +11,18 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
+#include "views/graph_heat.h"
 #include "views/graph_view.h"
 #include "views/ir_diff_view.h"
 #include "views/log_view.h"
 #include "views/session.h"
 #include "views/theme.h"
+#include "views/tuning_records_view.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QTabWidget>
 
 #include <algorithm>
 #include <cstdio>
@@ -72,6 +75,64 @@ bool applyTargets(lowerscope::MainWindow& window, const lowerscope::GuiOptions& 
   return true;
 }
 
+/// --tuning-db, --records/--record, --apply-best and --heat, after the build:
+/// waits for each (all off the UI thread). False (and `error`) when the
+/// database cannot be read or a step fails.
+bool prepareTuning(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
+                   int timeoutMs, QString* error) {
+  if (options.tuningDb.isEmpty())
+    return true;
+  window.openTuningDatabase(options.tuningDb);
+  if (!window.waitForTuning(timeoutMs)) {
+    *error = QStringLiteral("the tuning database did not load in time");
+    return false;
+  }
+  lowerscope::TuningRecordsView* records = window.recordsView();
+  if (!records->error().isEmpty()) {
+    *error = QStringLiteral("cannot read the tuning database: %1").arg(records->error());
+    return false;
+  }
+  if (options.applyBest) {
+    if (!window.applyBest() || !window.waitForTuning(timeoutMs)) {
+      *error = QStringLiteral("Apply best did not finish");
+      return false;
+    }
+    if (!window.lastLatency().error.isEmpty()) {
+      *error = window.lastLatency().error;
+      return false;
+    }
+  }
+  if (options.heat) {
+    window.setHeatOverlay(true);
+    if (!window.waitForTuning(timeoutMs) || !window.modelHeat()) {
+      *error = QStringLiteral("the heat overlay was not computed");
+      return false;
+    }
+    if (!window.modelHeat()->error.isEmpty()) {
+      *error = QStringLiteral("heat overlay: %1").arg(window.modelHeat()->error);
+      return false;
+    }
+  }
+  if (options.records) {
+    window.showRecordsBrowser(true);
+    bool found = true;
+    if (options.recordIds.size() == 1) {
+      found = records->selectRecord(options.recordIds[0]);
+      records->tabs()->setCurrentWidget(records->nestPane());
+    } else if (options.recordIds.size() == 2)
+      found = records->compareRecords(options.recordIds[0], options.recordIds[1]);
+    if (!found) {
+      *error = QStringLiteral("--record: no such record in the database");
+      return false;
+    }
+    if (!records->waitForLoad(timeoutMs)) {
+      *error = QStringLiteral("the record did not load in time");
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Builds (if asked), selects, waits for the layout: everything the
 /// screenshot must show. On failure returns false with the reason.
 bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
@@ -105,8 +166,13 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
       return false;
     }
   }
+  // Apply best rebuilds: before the step and function are chosen.
+  if (!prepareTuning(window, options, left(), error))
+    return false;
   if (!selectView(window, options, error))
     return false;
+  if (options.heat)
+    window.graphView()->setDiffMode(false); // one graph, coloured
   if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart)) {
     *error = QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart);
     return false;
@@ -133,8 +199,11 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
 /// cases) can tell a graph after a pass from an empty window.
 QString describe(const lowerscope::MainWindow& window) {
   const lowerscope::Session* session = window.session();
-  if (!session->hasModule())
-    return QStringLiteral("no model open");
+  if (!session->hasModule()) {
+    const QString tuning = window.describeTuning();
+    return tuning.isEmpty() ? QStringLiteral("no model open")
+                            : QStringLiteral("no model open; ") + tuning;
+  }
   const int step = session->currentStep();
   QString text = QStringLiteral("%1 at step %2 (%3)")
                      .arg(QFileInfo(session->path()).fileName())
@@ -153,6 +222,8 @@ QString describe(const lowerscope::MainWindow& window) {
     text += QStringLiteral("; target \"%1\", %2 assignment(s)")
                 .arg(session->compositeTarget())
                 .arg(session->assignments().size());
+  if (const QString tuning = window.describeTuning(); !tuning.isEmpty())
+    text += QStringLiteral("; ") + tuning;
   return text;
 }
 
@@ -243,6 +314,13 @@ int main(int argc, char** argv) {
   if (options.size.isValid())
     window.resize(options.size);
   window.show();
+  if (!options.tuningDb.isEmpty()) {
+    window.openTuningDatabase(options.tuningDb);
+    if (options.records)
+      window.showRecordsBrowser(false);
+    if (options.heat)
+      window.setHeatOverlay(true);
+  }
   if (opened) {
     // Interactive: the window shows the build's progress; --pass and
     // --function apply when it is done (errors go to the log).
@@ -253,6 +331,8 @@ int main(int argc, char** argv) {
       if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart))
         window.logView()->error(
             QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart));
+      if (options.applyBest)
+        window.applyBest();
     };
     if (options.build) {
       QObject::connect(
