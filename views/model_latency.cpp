@@ -59,28 +59,12 @@ LatencyComparison compareModelLatency(const unity::BuildResult& before,
     if (!before.executable || !after.executable)
       throw unity::Error("a compile-only build (cross target) cannot be run here");
     const auto inputs = inputsFor(before.lowered);
-    if (qEnvironmentVariableIsSet("NOLAT")) {
-      c.rounds = 1;
-      c.beforeS = c.afterS = 1;
-      return c;
-    }
-    if (qEnvironmentVariableIsSet("ONLYB"))
-      rounds = 0;
     unity::MeasureOptions mo;
     mo.warmup = 1;
     mo.repeats = 3;
     mo.minSeconds = 0.05;
     mo.maxRepeats = 200;
     std::vector<double> b, a;
-    if (qEnvironmentVariableIsSet("ONLYB")) {
-      for (int i = 0; i < 20; ++i)
-        before.executable->runTensors(inputs);
-    }
-    if (qEnvironmentVariableIsSet("ONLYA")) {
-      for (int i = 0; i < 20; ++i)
-        after.executable->runTensors(inputs);
-      rounds = 0;
-    }
     for (int r = 0; r < rounds; ++r) {
       if (cancel && cancel->load() && r > 0)
         break;

@@ -145,11 +145,14 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
   if (options.build) {
     bool ok = false;
     QString summary;
-    QObject::connect(session, &lowerscope::Session::buildFinished, &window,
-                     [&](bool success, const QString& text) {
-                       ok = success;
-                       summary = text;
-                     });
+    // Single shot: later builds (Apply best) must not write to these locals.
+    QObject::connect(
+        session, &lowerscope::Session::buildFinished, &window,
+        [&](bool success, const QString& text) {
+          ok = success;
+          summary = text;
+        },
+        Qt::SingleShotConnection);
     if (!window.startBuild()) {
       *error = QStringLiteral("cannot start the build");
       return false;

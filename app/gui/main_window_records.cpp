@@ -202,8 +202,6 @@ void MainWindow::runPendingHeat() {
 }
 
 void MainWindow::refreshHeat() {
-  if (qEnvironmentVariableIsSet("NOHEAT"))
-    return;
   const QString db = tuningDatabase();
   if (!session_->hasModule() || db.isEmpty() || !recordsView_->error().isEmpty()) {
     heat_.reset();

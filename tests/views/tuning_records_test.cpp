@@ -424,7 +424,8 @@ TEST(TuningRecords, ApplyBestRebuildsWithTheDatabaseAndTimesBeforeAndAfter) {
       out.push_back(r.name);
     return out;
   };
-  EXPECT_EQ(std::count(names().begin(), names().end(), "ApplyTuningDatabase"), 0);
+  const auto before = names();
+  EXPECT_EQ(std::count(before.begin(), before.end(), "ApplyTuningDatabase"), 0);
   window.openTuningDatabase(db);
   ASSERT_TRUE(window.waitForTuning(60000));
   ASSERT_TRUE(window.applyBest());
