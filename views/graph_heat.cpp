@@ -157,21 +157,34 @@ void HeatLegend::setHeat(const ModelHeat& heat) {
 
 void HeatLegend::attachTo(GraphCanvas* canvas) {
   setParent(canvas->viewport());
-  move(8, 8);
   resize(sizeHint());
+  place();
+  canvas->viewport()->installEventFilter(this);
   show();
   raise();
 }
 
+void HeatLegend::place() {
+  // Bottom left: the graph starts at the top, the minimap sits bottom right.
+  if (QWidget* p = parentWidget())
+    move(8, std::max(8, p->height() - height() - 8));
+}
+
+bool HeatLegend::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == parentWidget() && event->type() == QEvent::Resize)
+    place();
+  return QWidget::eventFilter(watched, event);
+}
+
 QSize HeatLegend::sizeHint() const {
   const QFontMetrics fm(font());
-  const int title = fm.horizontalAdvance(tr("Tuned time per kernel (share of model)"));
+  const int title = fm.horizontalAdvance(tr("Tuned time per kernel (share of the sum)"));
   const int last = fm.height() + 6 + fm.horizontalAdvance(untunedLine());
   return {std::max({230, title, last}) + 20, fm.height() * 4 + 28};
 }
 
 QString HeatLegend::untunedLine() const {
-  return tr("not tuned    %1 of %2 kernels tuned, model %3")
+  return tr("not tuned    %1 of %2 kernels tuned, sum %3")
       .arg(tuned_)
       .arg(kernels_)
       .arg(formatLatency(totalS_));
@@ -190,7 +203,7 @@ void HeatLegend::paintEvent(QPaintEvent*) {
   const int x = 8, w = width() - 16;
   int y = 6 + fm.ascent();
   p.setPen(colors.nodeText);
-  p.drawText(x, y, tr("Tuned time per kernel (share of model)"));
+  p.drawText(x, y, tr("Tuned time per kernel (share of the sum)"));
   y += 6;
   QLinearGradient g(x, 0, x + w, 0);
   for (double f : {0.0, 0.25, 0.5, 0.75, 1.0})

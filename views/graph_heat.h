@@ -66,8 +66,8 @@ QHash<QString, NodeHeat> heatOverlay(const ModelHeat& heat);
 QString formatLatency(double seconds);
 
 /// The legend: the ramp from the cheapest to the most expensive kernel's
-/// share, the grey of untuned kernels, the model's tuned total. Put on a
-/// canvas with attachTo (it follows the canvas's top-left corner).
+/// share, the grey of untuned kernels, the kernels' tuned sum. Put on a
+/// canvas with attachTo (it keeps to the canvas's bottom-left corner).
 class HeatLegend : public QWidget {
   Q_OBJECT
 public:
@@ -79,9 +79,11 @@ public:
 
 protected:
   void paintEvent(QPaintEvent* e) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   QString untunedLine() const;
+  void place();
   double maxShare_ = 0, minShare_ = 0, totalS_ = 0;
   int tuned_ = 0, kernels_ = 0;
 };

@@ -295,9 +295,9 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   statusBox_->setObjectName("recordsStatusFilter");
   for (QComboBox* b : {workloadBox_, targetBox_, runBox_}) {
     b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    b->setMinimumContentsLength(12);
+    b->setMinimumContentsLength(8);
   }
-  workloadBox_->setMinimumContentsLength(18);
+  workloadBox_->setMinimumContentsLength(12);
   statusBox_->addItem(tr("any status"), -1);
   statusBox_->addItem(tr("ok"), -2);
   statusBox_->addItem(tr("failed"), -3);
@@ -321,9 +321,14 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   auto* bar = new QHBoxLayout;
   bar->addWidget(openButton_);
   bar->addWidget(reloadButton_);
-  bar->addWidget(pathLabel_, 1);
+  bar->addWidget(pathLabel_, 2);
+  bar->addWidget(countLabel_, 1);
   bar->addWidget(applyBest_);
-  bar->addWidget(latencyLabel_);
+  // The dock may be narrow: labels give way before the buttons and filters.
+  for (QLabel* l : {pathLabel_, countLabel_})
+    l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  latencyLabel_->setWordWrap(true);
+  latencyLabel_->hide(); // until Apply best has something to say
   auto* filters = new QHBoxLayout;
   filters->addWidget(new QLabel(tr("Workload"), this));
   filters->addWidget(workloadBox_);
@@ -333,7 +338,6 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   filters->addWidget(runBox_);
   filters->addWidget(statusBox_);
   filters->addStretch(1);
-  filters->addWidget(countLabel_);
 
   auto* left = new QWidget(this);
   auto* lv = new QVBoxLayout(left);
@@ -365,12 +369,14 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   split->setObjectName("recordsSplitter");
   split->addWidget(left);
   split->addWidget(tabs_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({1000, 1000});
 
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(4, 4, 4, 4);
   v->addLayout(bar);
+  v->addWidget(latencyLabel_);
   v->addWidget(split, 1);
 
   connect(openButton_, &QPushButton::clicked, this, &TuningRecordsView::showOpenDialog);
@@ -688,7 +694,10 @@ void TuningRecordsView::setWorkloadNames(const QHash<QString, QString>& byHash) 
   workloadBox_->setCurrentIndex(std::max(0, current));
 }
 
-void TuningRecordsView::setLatencyText(const QString& text) { latencyLabel_->setText(text); }
+void TuningRecordsView::setLatencyText(const QString& text) {
+  latencyLabel_->setText(text);
+  latencyLabel_->setVisible(!text.isEmpty());
+}
 
 QString TuningRecordsView::latencyText() const { return latencyLabel_->text(); }
 

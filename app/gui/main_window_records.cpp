@@ -329,9 +329,12 @@ void MainWindow::showRecordsBrowser(bool large) {
   if (!large)
     return;
   resizeDocks({recordsDock_}, {height() * 3 / 5}, Qt::Vertical);
-  resizeDocks({recordsDock_, logDock_}, {width() * 4 / 5, width() / 5}, Qt::Horizontal);
-  const int w = recordsView_->splitter()->width();
-  recordsView_->splitter()->setSizes({w * 11 / 20, w * 9 / 20});
+  resizeDocks({recordsDock_, logDock_}, {width() * 7 / 8, width() / 8}, Qt::Horizontal);
+  // Once the docks have their new sizes: half of the browser for the tabs.
+  QTimer::singleShot(0, this, [this] {
+    const int w = recordsView_->splitter()->width();
+    recordsView_->splitter()->setSizes({w / 2, w - w / 2});
+  });
 }
 
 QString MainWindow::describeTuning() const {
