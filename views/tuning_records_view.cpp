@@ -276,6 +276,9 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
       chartView_(new QChartView(this)), loadJob_(new BackgroundJob(this)),
       detailJob_(new BackgroundJob(this)) {
   setObjectName("tuningRecordsView");
+  // Its parts need far more room than a docked panel may have: clip them
+  // rather than widen the window (the dock can be enlarged or floated).
+  setMinimumSize(240, 160);
   filter_->setSourceModel(model_);
   table_->setObjectName("recordsTable");
   table_->setModel(filter_);
@@ -641,7 +644,9 @@ void TuningRecordsView::startDetail() {
           } else {
             const int changed = nest_->setTexts(d.defaultNest, d.recordNest);
             nest_->setTitles(tr("default schedule"),
-                             tr("record %1 (%2 lines differ)").arg(d.id).arg(changed));
+                             changed == 0
+                                 ? tr("record %1: the default schedule itself").arg(d.id)
+                                 : tr("record %1 (%2 lines differ)").arg(d.id).arg(changed));
           }
         } else if (details.size() == 2) {
           auto side = [](const RecordDetail& d) {
