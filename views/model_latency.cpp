@@ -45,10 +45,11 @@ QString LatencyComparison::text() const {
   if (!error.isEmpty())
     return error;
   const double s = speedup();
-  return QObject::tr("before %1, after %2 (%3)")
+  return QObject::tr("before %1, after %2 (%3; CPU %4 \u2192 %5)")
       .arg(formatLatency(beforeS), formatLatency(afterS),
            s >= 1 ? QObject::tr("%1x faster").arg(s, 0, 'f', 2)
-                  : QObject::tr("%1x slower").arg(1 / s, 0, 'f', 2));
+                  : QObject::tr("%1x slower").arg(1 / s, 0, 'f', 2),
+           formatLatency(cpuBeforeS), formatLatency(cpuAfterS));
 }
 
 LatencyComparison compareModelLatency(const unity::BuildResult& before,
@@ -64,18 +65,25 @@ LatencyComparison compareModelLatency(const unity::BuildResult& before,
     mo.repeats = 3;
     mo.minSeconds = 0.05;
     mo.maxRepeats = 200;
-    std::vector<double> b, a;
+    mo.cpuClock = unity::CpuClock::Process; // the kernels run on a thread pool
+    std::vector<double> b, a, cb, ca;
     for (int r = 0; r < rounds; ++r) {
       if (cancel && cancel->load() && r > 0)
         break;
-      b.push_back(
-          unity::measure([&] { before.executable->runTensors(inputs); }, mo).wallStats().median);
-      a.push_back(
-          unity::measure([&] { after.executable->runTensors(inputs); }, mo).wallStats().median);
+      const unity::Measurement mb =
+          unity::measure([&] { before.executable->runTensors(inputs); }, mo);
+      const unity::Measurement ma =
+          unity::measure([&] { after.executable->runTensors(inputs); }, mo);
+      b.push_back(mb.wallStats().median);
+      cb.push_back(mb.cpuStats().median);
+      a.push_back(ma.wallStats().median);
+      ca.push_back(ma.cpuStats().median);
     }
     c.rounds = static_cast<int>(b.size());
     c.beforeS = unity::summarize(b).median;
     c.afterS = unity::summarize(a).median;
+    c.cpuBeforeS = unity::summarize(cb).median;
+    c.cpuAfterS = unity::summarize(ca).median;
   } catch (const std::exception& e) {
     c = {};
     c.error = QObject::tr("could not time the model: %1").arg(QString::fromUtf8(e.what()));

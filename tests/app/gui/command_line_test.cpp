@@ -78,3 +78,32 @@ TEST(CommandLine, ThemeForThisRun) {
   EXPECT_TRUE(bad.text.contains("purple")) << bad.text.toStdString();
   EXPECT_TRUE(bad.text.contains("light, dark or system")) << bad.text.toStdString();
 }
+
+TEST(CommandLine, TuningDatabaseOptions) {
+  CommandLine cl = parseCommandLine({"lowerscope", "--open", "m.uir", "--tuning-db", "t.db",
+                                     "--record", "3,7", "--heat", "--apply-best"});
+  ASSERT_EQ(cl.action, Action::Run) << cl.text.toStdString();
+  EXPECT_EQ(cl.options.tuningDb, "t.db");
+  EXPECT_TRUE(cl.options.records); // implied by --record
+  EXPECT_EQ(cl.options.recordIds, (QList<qint64>{3, 7}));
+  EXPECT_TRUE(cl.options.heat);
+  EXPECT_TRUE(cl.options.build); // implied by --heat
+  EXPECT_TRUE(cl.options.applyBest);
+
+  cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--records"});
+  ASSERT_EQ(cl.action, Action::Run) << cl.text.toStdString();
+  EXPECT_TRUE(cl.options.records);
+  EXPECT_FALSE(cl.options.build);
+
+  cl = parseCommandLine({"lowerscope", "--heat", "--open", "m.uir"});
+  EXPECT_EQ(cl.action, Action::Error);
+  EXPECT_TRUE(cl.text.contains("--heat needs a tuning database")) << cl.text.toStdString();
+  cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--apply-best"});
+  EXPECT_EQ(cl.action, Action::Error);
+  EXPECT_TRUE(cl.text.contains("--apply-best needs a model")) << cl.text.toStdString();
+  for (const char* bad : {"x", "0", "1,2,3"}) {
+    cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--record", bad});
+    EXPECT_EQ(cl.action, Action::Error) << bad;
+    EXPECT_TRUE(cl.text.contains("invalid --record")) << cl.text.toStdString();
+  }
+}
