@@ -4,6 +4,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -22,6 +23,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBlock>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -409,6 +411,12 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   applyBest_->setEnabled(false);
   reloadButton_->setEnabled(false);
   updateChart();
+  // A run writing to the file (the CLI's tune, another window) shows up:
+  // a stat of the file and its WAL every 2 s, a reload when they changed.
+  auto* poll = new QTimer(this);
+  poll->setInterval(2000);
+  connect(poll, &QTimer::timeout, this, &TuningRecordsView::pollFile);
+  poll->start();
 }
 
 TuningRecordsView::~TuningRecordsView() = default;
@@ -420,6 +428,7 @@ bool TuningRecordsView::openDatabase(const QString& path) {
     return false;
   path_ = path;
   pathLabel_->setText(tr("Loading %1\u2026").arg(QDir::toNativeSeparators(path)));
+  signature_ = fileSignature(path); // before reading: a write during the read shows next time
   return loadJob_->start([path](JobContext&) { return loadTuningRecords(path); },
                          [this](TuningRecordsSnapshot s) { onLoaded(std::move(s)); });
 }
@@ -451,6 +460,8 @@ void TuningRecordsView::showOpenDialog() {
 
 void TuningRecordsView::onLoaded(TuningRecordsSnapshot snap) {
   error_ = snap.error;
+  sameFile_ = snap.path == model_->snapshot().path && error_.isEmpty();
+  const std::vector<int64_t> selected = sameFile_ ? wanted_ : std::vector<int64_t>{};
   wanted_.clear();
   model_->setSnapshot(std::move(snap));
   const auto& s = model_->snapshot();
@@ -471,14 +482,42 @@ void TuningRecordsView::onLoaded(TuningRecordsSnapshot snap) {
   recordText_->setPlainText(error_.isEmpty() ? tr("Select a record.") : error_);
   nest_->setMessage(tr("Select a record to see its loop nest beside the default schedule's."));
   compare_->setMessage(tr("Select two records (Ctrl+click) to compare them side by side."));
-  table_->resizeColumnsToContents();
-  for (int c : {TuningRecordsModel::Workload, TuningRecordsModel::Target})
-    table_->setColumnWidth(c, std::min(table_->columnWidth(c), 220));
+  if (!sameFile_) {
+    table_->resizeColumnsToContents();
+    for (int c : {TuningRecordsModel::Workload, TuningRecordsModel::Target})
+      table_->setColumnWidth(c, std::min(table_->columnWidth(c), 220));
+  }
+  if (selected.size() == 1)
+    selectRecord(selected[0]);
+  else if (selected.size() == 2)
+    compareRecords(selected[0], selected[1]);
   Q_EMIT loaded(error_.isEmpty(), error_);
+}
+
+QString TuningRecordsView::fileSignature(const QString& path) {
+  // The main file changes at checkpoints, the WAL with every committed
+  // record. A reader's own connection creates an empty WAL and deletes it
+  // again: an empty or absent WAL counts the same.
+  const QFileInfo db(path), wal(path + QStringLiteral("-wal"));
+  QString sig = QStringLiteral("%1/%2").arg(db.size()).arg(db.lastModified().toMSecsSinceEpoch());
+  if (wal.exists() && wal.size() > 0)
+    sig += QStringLiteral("/%1/%2").arg(wal.size()).arg(wal.lastModified().toMSecsSinceEpoch());
+  return sig;
+}
+
+void TuningRecordsView::pollFile() {
+  if (path_.isEmpty() || loadJob_->isRunning() || !isVisible())
+    return;
+  if (fileSignature(path_) != signature_)
+    reload();
 }
 
 void TuningRecordsView::fillFilters() {
   const auto& s = model_->snapshot();
+  // A reload of the same file keeps the filters chosen.
+  std::vector<QVariant> kept;
+  for (QComboBox* b : {workloadBox_, targetBox_, runBox_})
+    kept.push_back(sameFile_ ? b->currentData() : QVariant());
   for (QComboBox* b : {workloadBox_, targetBox_, runBox_})
     b->blockSignals(true);
   workloadBox_->clear();
@@ -499,8 +538,12 @@ void TuningRecordsView::fillFilters() {
                          .arg(r.trialsPlanned),
                      QVariant::fromValue<qlonglong>(r.id));
   runBox_->addItem(tr("no run (imported)"), QVariant::fromValue<qlonglong>(0));
-  for (QComboBox* b : {workloadBox_, targetBox_, runBox_})
+  int i = 0;
+  for (QComboBox* b : {workloadBox_, targetBox_, runBox_}) {
+    const QVariant& v = kept[static_cast<size_t>(i++)];
+    b->setCurrentIndex(v.isValid() ? std::max(0, b->findData(v)) : 0);
     b->blockSignals(false);
+  }
 }
 
 void TuningRecordsView::applyFilters() {

@@ -20,7 +20,9 @@
 // The file is read off the UI thread (loadTuningRecords on a BackgroundJob)
 // and so is a record's detail (parsing the workload and replaying two
 // schedules). A file that is not a tuning database, or a damaged one, shows
-// its error in place of the table; nothing else changes.
+// its error in place of the table; nothing else changes. A file that
+// changes (a tuning run writing to it) is read again within about 2 s
+// (a stat of the file and its WAL, no SQL), keeping filters and selection.
 #include <QHash>
 #include <QString>
 #include <QWidget>
@@ -139,6 +141,8 @@ private:
   void startDetail();
   void updateChart();
   void updateCount();
+  void pollFile();
+  static QString fileSignature(const QString& path);
 
   QString path_, error_;
   TuningRecordsModel* model_;
@@ -161,6 +165,8 @@ private:
   BackgroundJob* detailJob_;
   std::vector<int64_t> wanted_; // the records the detail panes should show
   bool detailPending_ = false;
+  bool sameFile_ = false; // the last load read the file shown before it
+  QString signature_;     // fileSignature when the last load started
 };
 
 } // namespace lowerscope

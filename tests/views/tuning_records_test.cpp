@@ -24,10 +24,14 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QItemSelectionModel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <random>
 #include <set>
@@ -292,6 +296,41 @@ TEST(TuningRecords, ARecordOpensItsTraceAndLoopNestBesideTheDefault) {
   view.statusFilter()->setCurrentIndex(1);
   EXPECT_EQ(view.filter()->rowCount(), 1);
   EXPECT_EQ(view.scatterPoints(), 1);
+}
+
+TEST(TuningRecords, ARecordWrittenMeanwhileShowsUpKeepingFiltersAndSelection) {
+  Fixture f;
+  TuningRecordsView view;
+  view.resize(1200, 600);
+  view.show();
+  ASSERT_TRUE(view.openDatabase(f.path));
+  ASSERT_TRUE(view.waitForLoad(20000));
+  const int big = view.workloadFilter()->findData(QVariant::fromValue<qlonglong>(f.big));
+  view.workloadFilter()->setCurrentIndex(big);
+  ASSERT_EQ(view.filter()->rowCount(), 5);
+  ASSERT_TRUE(view.selectRecord(2));
+  ASSERT_TRUE(view.waitForLoad(20000));
+  {
+    // Another writer (a tuning run) adds a record of the big workload.
+    Database db(f.path.toStdString());
+    db.addRecord(
+        record(f.big, f.t1, f.run, 9, tiled(parseWorkload(db.workloads()[0].text), 4), 7e-6, 8e-6));
+  }
+  QElapsedTimer clock;
+  clock.start();
+  while (view.model()->rowCount() != 8 && clock.elapsed() < 20000)
+    QTest::qWait(50);
+  ASSERT_EQ(view.model()->rowCount(), 8);
+  EXPECT_EQ(view.workloadFilter()->currentIndex(), big);
+  EXPECT_EQ(view.filter()->rowCount(), 6);
+  const auto rows = view.table()->selectionModel()->selectedRows();
+  ASSERT_EQ(rows.size(), 1);
+  EXPECT_EQ(rows[0].data(TuningRecordsModel::kIdRole).toLongLong(), 2);
+  // Our own reads do not count as changes: no reload without a writer.
+  ASSERT_TRUE(view.waitForLoad(20000));
+  QSignalSpy reloads(&view, &TuningRecordsView::loaded);
+  QTest::qWait(4500);
+  EXPECT_EQ(reloads.size(), 0);
 }
 
 TEST(TuningRecords, HeatColoursFollowTheKernelsTunedTime) {
