@@ -106,6 +106,7 @@ public:
   TextDiffPane* comparePane() const { return compare_; }
   QPlainTextEdit* recordText() const { return recordText_; }
   QChart* chart() const;
+  QChartView* chartView() const { return chartView_; }
   /// Points in the cost-model plot (records shown with both latencies).
   int scatterPoints() const { return scatterPoints_; }
   QComboBox* workloadFilter() const { return workloadBox_; }

@@ -20,6 +20,7 @@
 #include "views/tuning_records_view.h"
 
 #include <QApplication>
+#include <QChartView>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QTabWidget>
@@ -116,6 +117,8 @@ bool prepareTuning(lowerscope::MainWindow& window, const lowerscope::GuiOptions&
   if (options.records) {
     window.showRecordsBrowser(true);
     bool found = true;
+    if (options.recordIds.empty()) // nothing selected: the cost-model plot
+      records->tabs()->setCurrentWidget(records->chartView());
     if (options.recordIds.size() == 1) {
       found = records->selectRecord(options.recordIds[0]);
       records->tabs()->setCurrentWidget(records->nestPane());

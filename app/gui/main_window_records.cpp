@@ -110,6 +110,7 @@ void MainWindow::connectRecords() {
     if (!ok) {
       log_->error(tr("Tuning database: %1").arg(error));
       heat_.reset();
+      heatAction_->setChecked(false); // clears the overlay through setHeatOverlay
       graphView_->setHeat({});
       heatLegend_->hide();
       return;
