@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/apply_database.h"
 #include "views/build_worker.h"
 #include "views/document.h"
 #include "views/target_setup.h"
@@ -15,6 +16,9 @@ namespace lowerscope {
 
 BuildController::BuildController(Document* document, const TargetSetup* targets, QObject* parent)
     : QObject(parent), document_(document), targets_(targets), worker_(new BuildWorker(this)) {
+  // Here, on the UI thread before any build starts: registering inserts into
+  // the engine's pass registry, which builds on other threads read.
+  unity::tuner::registerTunerPasses();
   connect(worker_, &BuildWorker::passStarted, this, &BuildController::progress);
   connect(worker_, &BuildWorker::finished, this, &BuildController::onFinished);
 }
@@ -30,8 +34,14 @@ unity::BuildOptions BuildController::options() const {
     o.assignments = targets_->assignments();
     o.assignmentsSource = "target assignments";
   }
+  if (!tuningDatabase_.isEmpty()) {
+    o.passes = unity::tuner::pipelineWithDatabase(o.pipeline);
+    o.config.set(unity::tuner::kDatabaseConfigKey, tuningDatabase_.toStdString());
+  }
   return o;
 }
+
+void BuildController::setTuningDatabase(const QString& path) { tuningDatabase_ = path; }
 
 bool BuildController::start() {
   if (!document_->hasModule() || worker_->isRunning())

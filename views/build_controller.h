@@ -33,6 +33,11 @@ public:
 
   /// Codegen after the passes (default true); off: the passes only.
   void setCodegen(bool on) { codegen_ = on; }
+  /// Builds with a tuning database (empty: none): the default pipeline with
+  /// ApplyTuningDatabase before DefaultSchedule, reading `path` (the
+  /// workbench's "Apply best"). Takes effect at the next build.
+  void setTuningDatabase(const QString& path);
+  QString tuningDatabase() const { return tuningDatabase_; }
   /// What a build of the document started now would be given.
   unity::BuildOptions options() const;
 
@@ -69,6 +74,7 @@ private:
   const TargetSetup* targets_;
   BuildWorker* worker_;
   bool codegen_ = true;
+  QString tuningDatabase_;
   bool rebuildPending_ = false;
   unity::ir::IRModule built_; // what the running build started from
   std::shared_ptr<const unity::BuildResult> lastBuild_;

@@ -796,6 +796,8 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
       tip += "\n" + tr("fused group (double-click to expand)");
     if (!subs->empty() && !(*subs)[n.id].isEmpty())
       tip += "\n" + tr("target: %1").arg((*subs)[n.id]);
+    if (auto h = heat_.find(q(n.callee)); h != heat_.end() && !n.callee.empty())
+      tip += "\n" + h->tip;
     item->setToolTip(tip);
     auto* text = new LodTextItem(q(n.label()), item);
     text->setFont(n.kind == NodeKind::Constant ? smallFont() : nodeFont());
@@ -1054,8 +1056,24 @@ bool GraphView::colorByTarget() const {
   return targetColors_->isChecked() && !session_->compositeTarget().isEmpty();
 }
 
+void GraphView::setHeat(const QHash<QString, NodeHeat>& byCallee, const QColor& others) {
+  heat_ = byCallee;
+  heatOthers_ = others;
+  invalidateScenes();
+  redraw();
+}
+
 QColor GraphView::fillFor(const LaidOutGraph&, const unity::viz::GraphNode& n,
                           const std::vector<QString>& subs) const {
+  const bool isOperator =
+      n.kind != NodeKind::Param && n.kind != NodeKind::Output && n.kind != NodeKind::Constant;
+  if (!heat_.isEmpty() && isOperator) {
+    auto h = n.callee.empty() ? heat_.end() : heat_.find(q(n.callee));
+    if (h != heat_.end())
+      return h->fill;
+    if (heatOthers_.isValid())
+      return heatOthers_;
+  }
   QColor pattern(q(unity::viz::nodeColor(n)));
   if (subs.empty() || n.id >= static_cast<int>(subs.size()) || n.kind == NodeKind::Param ||
       n.kind == NodeKind::Output || n.kind == NodeKind::Constant)

@@ -65,6 +65,12 @@ struct LaidOutGraph {
 };
 using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
 
+/// One kernel's entry of the heat overlay (views/graph_heat.h computes them).
+struct NodeHeat {
+  QColor fill; // the node's fill while the overlay is on
+  QString tip; // a line added to the node's tooltip
+};
+
 /// A QGraphicsView with wheel zoom, drag panning and fit.
 class GraphCanvas : public QGraphicsView {
   Q_OBJECT
@@ -159,6 +165,12 @@ public:
   /// Fill nodes by sub-target (on) or op pattern (off).
   void setColorByTarget(bool on);
   bool colorByTarget() const;
+  /// Heat overlay: a node that calls a function named in `byCallee` (a
+  /// call_tir of a kernel, a fused group) is filled with its colour and
+  /// gets its tooltip line; other operator nodes are drawn in `others`.
+  /// An empty map turns the overlay off (colours by pattern or target).
+  void setHeat(const QHash<QString, NodeHeat>& byCallee, const QColor& others = {});
+  bool heatShown() const { return !heat_.isEmpty(); }
   /// The fill colour of node `node` of the shown graph as drawn.
   QColor nodeFill(int node) const;
   int cacheSize() const { return static_cast<int>(cache_.size()); }
@@ -240,6 +252,8 @@ private:
   // The node items drawn, indexed by node id (null where none was drawn).
   std::vector<QGraphicsPathItem*> afterItems_, beforeItems_;
   QCheckBox* targetColors_;
+  QHash<QString, NodeHeat> heat_; // by callee; empty: no heat overlay
+  QColor heatOthers_;
   std::set<int> multi_; // the multi-selection (after side)
 
   bool diffMode_ = false;

@@ -114,7 +114,7 @@ TuningRunView::TuningRunView(QWidget* parent) : QWidget(parent) {
   empty_ = new EmptyStateWidget(
       tr("Tuning"),
       tr("Tuning runs will appear here: build a model, then Build > Tune... to start a run, or "
-         "Build > Open Tuning Database... to see the runs of a database (runs of "
+         "File > Open Tuning Database... to see the runs of a database (runs of "
          "lowerscope-cli tune show up live)."),
       stack_);
   stack_->addWidget(empty_);

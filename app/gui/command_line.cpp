@@ -76,16 +76,36 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       QStringLiteral("SUB"));
   const QCommandLineOption tuningDbOption(
       QStringLiteral("tuning-db"),
-      QStringLiteral("Show the Tuning panel on this tuning database (with --screenshot: render "
-                     "the run view alone)."),
+      QStringLiteral("Open this tuning database: the Tuning panel follows its runs and the "
+                     "records browser lists its records (with --screenshot and no --open, "
+                     "--records or --heat: render the run view alone)."),
       QStringLiteral("FILE.db"));
   const QCommandLineOption tuningRunOption(
       QStringLiteral("tuning-run"),
       QStringLiteral("The run the Tuning panel shows (default: the newest; needs --tuning-db)."),
       QStringLiteral("N"));
-  parser.addOption(tuningDbOption);
+  const QCommandLineOption recordsOption(
+      QStringLiteral("records"), QStringLiteral("Show the records browser (needs --tuning-db)."));
+  const QCommandLineOption recordOption(
+      QStringLiteral("record"),
+      QStringLiteral("Open record ID in the records browser; two ids (ID,ID) are compared "
+                     "(implies --records)."),
+      QStringLiteral("ID[,ID]"));
+  const QCommandLineOption heatOption(
+      QStringLiteral("heat"),
+      QStringLiteral("Colour the built graph by tuned kernel latency (needs --open and "
+                     "--tuning-db; implies --build)."));
+  const QCommandLineOption applyBestOption(
+      QStringLiteral("apply-best"),
+      QStringLiteral("Rebuild with the database's best schedules and time the model before and "
+                     "after (needs --open and --tuning-db)."));
   parser.addOption(tuningRunOption);
   parser.addOption(openOption);
+  parser.addOption(tuningDbOption);
+  parser.addOption(recordsOption);
+  parser.addOption(recordOption);
+  parser.addOption(heatOption);
+  parser.addOption(applyBestOption);
   parser.addOption(targetOption);
   parser.addOption(assignOption);
   parser.addOption(automaticOption);
@@ -127,8 +147,32 @@ CommandLine parseCommandLine(const QStringList& arguments) {
   result.options.assign = parser.values(assignOption);
   result.options.automatic = parser.isSet(automaticOption);
   result.options.codePart = parser.value(codeOption);
-  result.options.build =
-      parser.isSet(buildOption) || parser.isSet(passOption) || parser.isSet(codeOption);
+  result.options.tuningDb = parser.value(tuningDbOption);
+  result.options.records = parser.isSet(recordsOption) || parser.isSet(recordOption);
+  result.options.heat = parser.isSet(heatOption);
+  result.options.applyBest = parser.isSet(applyBestOption);
+  for (const QString& id : parser.value(recordOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const qint64 v = id.trimmed().toLongLong(&ok);
+    if (!ok || v <= 0 || result.options.recordIds.size() == 2) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("invalid --record '%1': expected ID or ID,ID")
+                        .arg(parser.value(recordOption));
+      return result;
+    }
+    result.options.recordIds << v;
+  }
+  for (const QCommandLineOption* needsDb :
+       {&recordsOption, &recordOption, &heatOption, &applyBestOption}) {
+    if (parser.isSet(*needsDb) && result.options.tuningDb.isEmpty()) {
+      result.action = CommandLine::Action::Error;
+      result.text = QStringLiteral("--%1 needs a tuning database: give --tuning-db FILE")
+                        .arg(needsDb->names().first());
+      return result;
+    }
+  }
+  result.options.build = parser.isSet(buildOption) || parser.isSet(passOption) ||
+                         parser.isSet(codeOption) || result.options.heat;
   if ((parser.isSet(assignOption) || parser.isSet(automaticOption)) &&
       !parser.isSet(targetOption) && !result.options.openFile.endsWith(".lsession")) {
     result.action = CommandLine::Action::Error;
@@ -145,7 +189,8 @@ CommandLine parseCommandLine(const QStringList& arguments) {
     }
   }
   for (const QCommandLineOption* needsModel :
-       {&buildOption, &passOption, &functionOption, &assignOption, &codeOption}) {
+       {&buildOption, &passOption, &functionOption, &assignOption, &codeOption, &heatOption,
+        &applyBestOption}) {
     if (parser.isSet(*needsModel) && result.options.openFile.isEmpty()) {
       result.action = CommandLine::Action::Error;
       result.text =
@@ -153,13 +198,12 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       return result;
     }
   }
-  result.options.tuningDatabase = parser.value(tuningDbOption);
   if (parser.isSet(tuningRunOption)) {
     bool ok = false;
     result.options.tuningRun = parser.value(tuningRunOption).toLongLong(&ok);
-    if (!ok || result.options.tuningRun < 1 || result.options.tuningDatabase.isEmpty()) {
+    if (!ok || result.options.tuningRun < 1 || result.options.tuningDb.isEmpty()) {
       result.action = CommandLine::Action::Error;
-      result.text = result.options.tuningDatabase.isEmpty()
+      result.text = result.options.tuningDb.isEmpty()
                         ? QStringLiteral("--tuning-run needs --tuning-db FILE.db")
                         : QStringLiteral("invalid --tuning-run '%1': expected a run number")
                               .arg(parser.value(tuningRunOption));

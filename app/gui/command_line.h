@@ -3,7 +3,9 @@
 //   lowerscope [--open FILE [--build] [--pass N|NAME] [--function F]]
 //              [--target COMPOSITE [--assign NAMES=SUB]... [--automatic]]
 //              [--code SUB] [--screenshot FILE.png] [--size WxH] [--theme light|dark|system]
-//              [--tuning-db FILE.db [--tuning-run N]]
+//              [--tuning-db FILE.db [--tuning-run N] [--records [--record ID[,ID]]] [--heat]
+//               [--apply-best]]
+#include <QList>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -15,19 +17,23 @@
 namespace lowerscope {
 
 struct GuiOptions {
-  QString openFile;       // --open: model to open at start
-  bool build = false;     // --build (implied by --pass): build the model at start
-  QString pass;           // --pass: the step to show after the build ("7", "FuseOps")
-  QString function;       // --function: the function to show
-  QString screenshotPath; // --screenshot: render the window to this PNG and exit
-  QSize size;             // --size: window size; invalid when not given
-  QString theme;          // --theme: light, dark or system for this run; "" = the saved one
-  QString target;         // --target: composite target of the session
-  QStringList assign;     // --assign: "name[,name...]=subtarget", repeatable
-  bool automatic = false; // --automatic: library sub-targets claim their patterns
-  QString codePart;       // --code: show the Code dock with this sub-target
-  QString tuningDatabase; // --tuning-db: show the Tuning panel on this database
-  qint64 tuningRun = 0;   // --tuning-run: the run it shows (0: the newest)
+  QString openFile;        // --open: model to open at start
+  bool build = false;      // --build (implied by --pass): build the model at start
+  QString pass;            // --pass: the step to show after the build ("7", "FuseOps")
+  QString function;        // --function: the function to show
+  QString screenshotPath;  // --screenshot: render the window to this PNG and exit
+  QSize size;              // --size: window size; invalid when not given
+  QString theme;           // --theme: light, dark or system for this run; "" = the saved one
+  QString target;          // --target: composite target of the session
+  QStringList assign;      // --assign: "name[,name...]=subtarget", repeatable
+  bool automatic = false;  // --automatic: library sub-targets claim their patterns
+  QString codePart;        // --code: show the Code dock with this sub-target
+  QString tuningDb;        // --tuning-db: Tuning panel, records browser and heat on this db
+  qint64 tuningRun = 0;    // --tuning-run: the run the Tuning panel shows (0: the newest)
+  bool records = false;    // --records: show the records browser (implied by --record)
+  QList<qint64> recordIds; // --record: the record(s) to open (two: compared)
+  bool heat = false;       // --heat: heat overlay on the built graph (implies --build)
+  bool applyBest = false;  // --apply-best: rebuild with the database and time before/after
 };
 
 struct CommandLine {

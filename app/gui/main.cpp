@@ -11,16 +11,20 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
+#include "views/graph_heat.h"
 #include "views/graph_view.h"
 #include "views/ir_diff_view.h"
 #include "views/log_view.h"
 #include "views/session.h"
 #include "views/theme.h"
+#include "views/tuning_records_view.h"
 
 #include <QApplication>
+#include <QChartView>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QTabWidget>
 
 #include <algorithm>
 #include <cstdio>
@@ -73,6 +77,66 @@ bool applyTargets(lowerscope::MainWindow& window, const lowerscope::GuiOptions& 
   return true;
 }
 
+/// --tuning-db, --records/--record, --apply-best and --heat, after the build:
+/// waits for each (all off the UI thread). False (and `error`) when the
+/// database cannot be read or a step fails.
+bool prepareTuning(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
+                   int timeoutMs, QString* error) {
+  if (options.tuningDb.isEmpty())
+    return true;
+  window.openTuningDatabase(options.tuningDb);
+  if (!window.waitForTuning(timeoutMs)) {
+    *error = QStringLiteral("the tuning database did not load in time");
+    return false;
+  }
+  lowerscope::TuningRecordsView* records = window.recordsView();
+  if (!records->error().isEmpty()) {
+    *error = QStringLiteral("cannot read the tuning database: %1").arg(records->error());
+    return false;
+  }
+  if (options.applyBest) {
+    if (!window.applyBest() || !window.waitForTuning(timeoutMs)) {
+      *error = QStringLiteral("Apply best did not finish");
+      return false;
+    }
+    if (!window.lastLatency().error.isEmpty()) {
+      *error = window.lastLatency().error;
+      return false;
+    }
+  }
+  if (options.heat) {
+    window.setHeatOverlay(true);
+    if (!window.waitForTuning(timeoutMs) || !window.modelHeat()) {
+      *error = QStringLiteral("the heat overlay was not computed");
+      return false;
+    }
+    if (!window.modelHeat()->error.isEmpty()) {
+      *error = QStringLiteral("heat overlay: %1").arg(window.modelHeat()->error);
+      return false;
+    }
+  }
+  if (options.records) {
+    window.showRecordsBrowser(true);
+    bool found = true;
+    if (options.recordIds.empty()) // nothing selected: the cost-model plot
+      records->tabs()->setCurrentWidget(records->chartView());
+    if (options.recordIds.size() == 1) {
+      found = records->selectRecord(options.recordIds[0]);
+      records->tabs()->setCurrentWidget(records->nestPane());
+    } else if (options.recordIds.size() == 2)
+      found = records->compareRecords(options.recordIds[0], options.recordIds[1]);
+    if (!found) {
+      *error = QStringLiteral("--record: no such record in the database");
+      return false;
+    }
+    if (!records->waitForLoad(timeoutMs)) {
+      *error = QStringLiteral("the record did not load in time");
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Builds (if asked), selects, waits for the layout: everything the
 /// screenshot must show. On failure returns false with the reason.
 bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options,
@@ -85,11 +149,14 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
   if (options.build) {
     bool ok = false;
     QString summary;
-    QObject::connect(session, &lowerscope::Session::buildFinished, &window,
-                     [&](bool success, const QString& text) {
-                       ok = success;
-                       summary = text;
-                     });
+    // Single shot: later builds (Apply best) must not write to these locals.
+    QObject::connect(
+        session, &lowerscope::Session::buildFinished, &window,
+        [&](bool success, const QString& text) {
+          ok = success;
+          summary = text;
+        },
+        Qt::SingleShotConnection);
     if (!window.startBuild()) {
       *error = QStringLiteral("cannot start the build");
       return false;
@@ -106,8 +173,13 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
       return false;
     }
   }
+  // Apply best rebuilds: before the step and function are chosen.
+  if (!prepareTuning(window, options, left(), error))
+    return false;
   if (!selectView(window, options, error))
     return false;
+  if (options.heat)
+    window.graphView()->setDiffMode(false); // one graph, coloured
   if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart)) {
     *error = QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart);
     return false;
@@ -134,8 +206,11 @@ bool prepareScreenshot(lowerscope::MainWindow& window, const lowerscope::GuiOpti
 /// cases) can tell a graph after a pass from an empty window.
 QString describe(const lowerscope::MainWindow& window) {
   const lowerscope::Session* session = window.session();
-  if (!session->hasModule())
-    return QStringLiteral("no model open");
+  if (!session->hasModule()) {
+    const QString tuning = window.describeTuning();
+    return tuning.isEmpty() ? QStringLiteral("no model open")
+                            : QStringLiteral("no model open; ") + tuning;
+  }
   const int step = session->currentStep();
   QString text = QStringLiteral("%1 at step %2 (%3)")
                      .arg(QFileInfo(session->path()).fileName())
@@ -154,6 +229,8 @@ QString describe(const lowerscope::MainWindow& window) {
     text += QStringLiteral("; target \"%1\", %2 assignment(s)")
                 .arg(session->compositeTarget())
                 .arg(session->assignments().size());
+  if (const QString tuning = window.describeTuning(); !tuning.isEmpty())
+    text += QStringLiteral("; ") + tuning;
   return text;
 }
 
@@ -242,15 +319,18 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (!options.tuningDatabase.isEmpty()) {
+  if (!options.tuningDb.isEmpty()) {
     QString error;
-    if (!window.showTuningDatabase(options.tuningDatabase, options.tuningRun, &error)) {
+    if (!window.showTuningDatabase(options.tuningDb, options.tuningRun, &error)) {
       printTo(stderr, QStringLiteral("lowerscope: --tuning-db: %1\n").arg(error));
       if (screenshot)
         return 1;
     }
   }
-  if (screenshot && !options.tuningDatabase.isEmpty())
+  // The run view alone: a database and nothing else of the window asked for
+  // (with a model, --records or --heat the whole window is drawn).
+  if (screenshot && !options.tuningDb.isEmpty() && !opened && !options.records && !options.heat &&
+      !options.applyBest)
     return screenshotTuningView(window, options);
 
   if (screenshot) {
@@ -280,6 +360,13 @@ int main(int argc, char** argv) {
   if (options.size.isValid())
     window.resize(options.size);
   window.show();
+  if (!options.tuningDb.isEmpty()) {
+    window.openTuningDatabase(options.tuningDb);
+    if (options.records)
+      window.showRecordsBrowser(false);
+    if (options.heat)
+      window.setHeatOverlay(true);
+  }
   if (opened) {
     // Interactive: the window shows the build's progress; --pass and
     // --function apply when it is done (errors go to the log).
@@ -290,6 +377,8 @@ int main(int argc, char** argv) {
       if (!options.codePart.isEmpty() && !window.showCodePart(options.codePart))
         window.logView()->error(
             QStringLiteral("--code %1: the build has no such sub-target").arg(options.codePart));
+      if (options.applyBest)
+        window.applyBest();
     };
     if (options.build) {
       QObject::connect(

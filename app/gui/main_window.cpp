@@ -45,7 +45,7 @@ namespace {
 
 // Bump when the dock set changes, so an old saved layout is ignored instead of
 // hiding a new dock.
-constexpr int kLayoutVersion = 2; // 2: the Code dock
+constexpr int kLayoutVersion = 3; // 2: the Code dock, 3: Tuning Records
 // Text files beyond this are not loaded into the text view.
 constexpr qint64 kMaxTextBytes = 32 * 1024 * 1024;
 
@@ -81,8 +81,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   session_ = new Session(this);
   createPanels();
   createMenus();
+  createRecordsActions();
   createStatusWidgets();
   connectSession();
+  connectRecords();
   resetLayout();
   resize(kDefaultSize);
   updateTitle();
@@ -141,6 +143,8 @@ void MainWindow::createPanels() {
 
   tuningDock_ = addPanel(tr("Tuning"), QStringLiteral("tuningDock"), createTuningPanel());
 
+  createRecordsPanel(); // the tuning records browser
+
   log_ = new LogView;
   logDock_ = addPanel(tr("Log"), QStringLiteral("logDock"), log_);
 }
@@ -162,6 +166,7 @@ void MainWindow::resetLayout() {
   addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock_, Qt::Horizontal);
   tabifyDockWidget(timelineDock_, tuningDock_);
+  tabifyDockWidget(timelineDock_, recordsDock_);
   tabifyDockWidget(irTextDock_, codeDock_);
   irTextDock_->raise();
   timelineDock_->raise();
@@ -172,7 +177,7 @@ void MainWindow::resetLayout() {
 }
 
 QList<QDockWidget*> MainWindow::docks() const {
-  return {irTextDock_, timelineDock_, paletteDock_, tuningDock_, logDock_, codeDock_};
+  return {irTextDock_, timelineDock_, paletteDock_, tuningDock_, recordsDock_, logDock_, codeDock_};
 }
 
 void MainWindow::createMenus() {

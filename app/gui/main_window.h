@@ -12,6 +12,9 @@
 
 #include <cstdint>
 
+#include <memory>
+
+#include "views/model_latency.h"
 #include "views/theme.h"
 
 class QAction;
@@ -25,7 +28,11 @@ class QPushButton;
 
 namespace lowerscope {
 
+class BackgroundJob;
 class CodeView;
+class HeatLegend;
+struct ModelHeat;
+class TuningRecordsView;
 class EmptyStateWidget;
 class GraphView;
 class IrDiffView;
@@ -99,6 +106,37 @@ public:
   /// Shows the Code dock with sub-target `part`; false when the build has none.
   bool showCodePart(const QString& part);
 
+  // ---- tuning records, heat overlay, Apply best (main_window_records.cpp)
+  TuningRecordsView* recordsView() const { return recordsView_; }
+  QDockWidget* recordsDock() const { return recordsDock_; }
+  /// Opens a tuning database in the records browser (read off the UI thread;
+  /// a bad file shows its error there and in the log). Also the database of
+  /// the heat overlay and of Apply best.
+  void openTuningDatabase(const QString& path);
+  QString tuningDatabase() const;
+  /// The heat overlay on the graph (needs a model and a tuning database).
+  void setHeatOverlay(bool on);
+  bool heatOverlay() const;
+  QAction* heatAction() const { return heatAction_; }
+  QAction* applyBestAction() const { return applyBestAction_; }
+  /// Rebuilds the model with the open tuning database's best schedules and
+  /// times it before and after (the records browser shows the figures).
+  /// False when there is no model or no readable database.
+  bool applyBest();
+  /// The last before/after timing (empty before an Apply best ends).
+  const LatencyComparison& lastLatency() const { return latency_; }
+  /// The kernels' tuned costs behind the overlay (null before computed).
+  std::shared_ptr<const ModelHeat> modelHeat() const { return heat_; }
+  /// Processes events until the records load, the heat computation and an
+  /// Apply best (builds and timing) are done; false on timeout.
+  bool waitForTuning(int timeoutMs);
+  /// Shows and raises the Tuning Records dock; `large`: gives it most of
+  /// the window's height (screenshots of the browser).
+  void showRecordsBrowser(bool large);
+  /// One line on the tuning state for --screenshot's report ("" when no
+  /// database is open).
+  QString describeTuning() const;
+
   /// Shows the step `spec` names ("7", "FuseOps") with before/after views;
   /// false (and `error`) when the history has no such step.
   bool selectStep(const QString& spec, QString* error = nullptr);
@@ -170,6 +208,13 @@ private:
   QWidget* createTuningPanel();
   void createTuningActions(QMenu* build);
   void showOpenTuningDatabaseDialog();
+  // tuning records (main_window_records.cpp)
+  void createRecordsPanel();
+  void createRecordsActions();
+  void connectRecords();
+  void refreshHeat();
+  void runPendingHeat();
+  void onBuildFinishedForTuning(bool ok);
 
   Session* session_ = nullptr;
   EmptyStateWidget* emptyGraph_ = nullptr;
@@ -200,8 +245,24 @@ private:
   TuningRunView* tuningView_ = nullptr;
   TuningController* tuningController_ = nullptr;
   QAction* tuneAction_ = nullptr;
-  QAction* openTuningDbAction_ = nullptr;
   QString lastTuningDatabase_;
+  // tuning records (main_window_records.cpp)
+  TuningRecordsView* recordsView_ = nullptr;
+  QDockWidget* recordsDock_ = nullptr;
+  HeatLegend* heatLegend_ = nullptr;
+  QAction* heatAction_ = nullptr;
+  QAction* applyBestAction_ = nullptr;
+  QAction* noTuningAction_ = nullptr;
+  BackgroundJob* heatJob_ = nullptr;
+  BackgroundJob* latencyJob_ = nullptr;
+  std::shared_ptr<const ModelHeat> heat_;
+  bool heatPending_ = false;
+  bool applyRequested_ = false; // Apply best waits for the heat job's build
+  /// Apply best: 0 idle, 1 building without the database first, 2 building
+  /// with it, then the timing job.
+  int applyStage_ = 0;
+  std::shared_ptr<const unity::BuildResult> plainBuild_; // last build without a database
+  LatencyComparison latency_;
   QString currentFile_;
   bool persistSettings_ = false;
   bool linkingFromText_ = false; // a text click selects a node: do not scroll the text back

@@ -1,6 +1,7 @@
 // The main window's tuning part: the Tuning panel (TuningRunView), Build >
-// Tune... (TuningLaunchDialog) and Build > Open Tuning Database..., wired to
-// one TuningController. Runs are `lowerscope-cli tune` processes that
+// Tune... (TuningLaunchDialog) and File > Open Tuning Database... (shared
+// with the records browser, main_window_records.cpp), wired to one
+// TuningController. Runs are `lowerscope-cli tune` processes that
 // outlive the panel and the window (views/tuning_controller.h); the panel
 // follows the database (views/tuning_watcher.h).
 #include <QAction>
@@ -24,6 +25,7 @@
 #include "views/tuning_controller.h"
 #include "views/tuning_launch_dialog.h"
 #include "views/tuning_models.h"
+#include "views/tuning_records_view.h"
 #include "views/tuning_run_view.h"
 
 namespace lowerscope {
@@ -54,6 +56,11 @@ QWidget* MainWindow::createTuningPanel() {
           [this](bool ok, const QString& message) {
             if (!ok)
               log_->error(tr("tuning did not run: %1").arg(message));
+            // Its candidates, failures included, in the records browser
+            // (not raised: the Tuning panel keeps the front).
+            else if (!lastTuningDatabase_.isEmpty() &&
+                     recordsView_->database() != lastTuningDatabase_)
+              recordsView_->openDatabase(lastTuningDatabase_);
           });
   return tuningView_;
 }
@@ -64,20 +71,20 @@ void MainWindow::createTuningActions(QMenu* build) {
   tuneAction_->setObjectName(QStringLiteral("tuneAction"));
   tuneAction_->setStatusTip(
       tr("Search faster schedules for the model's kernels; every measurement goes to a database"));
-  openTuningDbAction_ = build->addAction(tr("Open Tuning &Database..."), this,
-                                         &MainWindow::showOpenTuningDatabaseDialog);
-  openTuningDbAction_->setObjectName(QStringLiteral("openTuningDatabaseAction"));
 }
 
 void MainWindow::showOpenTuningDatabaseDialog() {
   const QString start = lastTuningDatabase_.isEmpty()
                             ? TuningLaunchDialog::defaultDatabasePath(currentFile_)
                             : lastTuningDatabase_;
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open Tuning Database"), QFileInfo(start).path(),
-                                   tr("Tuning databases (*.db);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open Tuning Database"), QFileInfo(start).path(),
+      tr("Tuning databases (*.db *.sqlite *.sqlite3);;All files (*)"));
   if (path.isEmpty())
     return;
+  // One database, both views: its runs in the Tuning panel, its records in
+  // the browser (which reports a file that is not a database in place).
+  openTuningDatabase(path);
   QString error;
   if (!showTuningDatabase(path, 0, &error))
     log_->error(error);

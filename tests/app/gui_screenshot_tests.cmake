@@ -122,3 +122,72 @@ if(XVFB_RUN)
     FIXTURES_REQUIRED tuning_shot_db
     LABELS gui TIMEOUT 120)
 endif()
+
+# Tuning (docs/gui.md, "Tuning records, heat overlay and Apply best"): a short
+# real tuning run of cnn fills a database (fixture), then the records browser
+# with one record opened beside the default schedule, the heat overlay on the
+# graph after FuseTIR, and Apply best; a file that is not a tuning database
+# exits 1 with its name and the cause.
+set(TUNE_SHOT_DB "${GUI_SHOTS}/tuning_records/cnn.db")
+add_test(NAME gui_tuning_db_fixture COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope-cli> "-DCLEAN_DIRS=${GUI_SHOTS}/tuning_records"
+  "-DARGS=tune|${SHOT_CNN}|--db|${TUNE_SHOT_DB}|--trials|12|--timeout|20|--quiet"
+  -DEXPECT_EXIT=0 "-DEXPECT_TEXT=run 1 finished: 12 trials recorded"
+  -P ${RUN_AND_CHECK})
+set_tests_properties(gui_tuning_db_fixture PROPERTIES FIXTURES_SETUP gui_tuning_db
+  LABELS gui TIMEOUT 300)
+
+add_test(NAME gui_screenshot_records COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_CNN}|--build|--tuning-db|${TUNE_SHOT_DB}|--record|1"
+  -DOUT=${GUI_SHOTS}/tuning_records.png -DSIZE=1400x900
+  "-DEXPECT_TEXT=tuning database cnn.db: 12 records|12 shown"
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_screenshot_heat COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_CNN}|--tuning-db|${TUNE_SHOT_DB}|--heat|--pass|FuseTIR"
+  -DOUT=${GUI_SHOTS}/heat_overlay.png -DSIZE=1400x900
+  "-DEXPECT_TEXT=(FuseTIR)|heat overlay: |kernels tuned"
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_screenshot_apply_best COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_CNN}|--tuning-db|${TUNE_SHOT_DB}|--apply-best"
+  -DOUT=${GUI_SHOTS}/apply_best.png -DSIZE=1400x900
+  "-DEXPECT_TEXT=model latency before |, after "
+  -P ${CHECK_SCREENSHOT})
+add_test(NAME gui_tuning_db_not_a_database COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope>
+  "-DARGS=--tuning-db|${SHOT_CNN}|--records|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=cannot read the tuning database|cnn.uir"
+  -P ${RUN_AND_CHECK})
+add_test(NAME gui_records_need_tuning_db COMMAND ${CMAKE_COMMAND}
+  -DPROGRAM=$<TARGET_FILE:lowerscope> "-DARGS=--records|--screenshot|${GUI_SHOTS}/never.png"
+  -DEXPECT_EXIT=1 "-DEXPECT_TEXT=--records needs a tuning database: give --tuning-db FILE"
+  -P ${RUN_AND_CHECK})
+set_tests_properties(gui_screenshot_records gui_screenshot_heat gui_screenshot_apply_best
+  PROPERTIES FIXTURES_REQUIRED gui_tuning_db)
+set_tests_properties(gui_screenshot_records gui_screenshot_heat gui_screenshot_apply_best
+  gui_tuning_db_not_a_database gui_records_need_tuning_db
+  PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 180)
+
+if(XVFB_RUN)
+  foreach(shot records heat)
+    if(shot STREQUAL "records")
+      set(args "--open|${SHOT_CNN}|--build|--tuning-db|${TUNE_SHOT_DB}|--record|1")
+      set(expect "tuning database cnn.db: 12 records")
+    else()
+      set(args "--open|${SHOT_CNN}|--tuning-db|${TUNE_SHOT_DB}|--heat|--pass|FuseTIR")
+      set(expect "heat overlay: ")
+    endif()
+    add_test(NAME gui_screenshot_${shot}_xvfb COMMAND ${CMAKE_COMMAND}
+      -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+      "-DLAUNCHER=${XVFB_RUN}|-a|-s|-screen 0 1600x1200x24"
+      "-DARGS=${args}" -DOUT=${GUI_SHOTS}/${shot}_xvfb.png -DSIZE=1400x900
+      "-DEXPECT_TEXT=${expect}" -P ${CHECK_SCREENSHOT})
+    set_tests_properties(gui_screenshot_${shot}_xvfb PROPERTIES
+      FIXTURES_REQUIRED gui_tuning_db
+      ENVIRONMENT "QT_QPA_PLATFORM=xcb"
+      ENVIRONMENT_MODIFICATION "WAYLAND_DISPLAY=unset:"
+      LABELS gui TIMEOUT 180)
+  endforeach()
+endif()

@@ -83,7 +83,7 @@ TEST(CommandLine, TuningDatabaseAndRun) {
   const CommandLine cl = parseCommandLine(
       {"lowerscope", "--tuning-db", "t.db", "--tuning-run", "3", "--screenshot", "a.png"});
   ASSERT_EQ(cl.action, CommandLine::Action::Run) << cl.text.toStdString();
-  EXPECT_EQ(cl.options.tuningDatabase, "t.db");
+  EXPECT_EQ(cl.options.tuningDb, "t.db");
   EXPECT_EQ(cl.options.tuningRun, 3);
   EXPECT_EQ(parseCommandLine({"lowerscope", "--tuning-db", "t.db"}).options.tuningRun, 0);
   const CommandLine noDb = parseCommandLine({"lowerscope", "--tuning-run", "3"});
@@ -93,4 +93,33 @@ TEST(CommandLine, TuningDatabaseAndRun) {
       parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--tuning-run", "x"});
   EXPECT_EQ(bad.action, CommandLine::Action::Error);
   EXPECT_TRUE(bad.text.contains("'x'")) << bad.text.toStdString();
+}
+
+TEST(CommandLine, TuningDatabaseOptions) {
+  CommandLine cl = parseCommandLine({"lowerscope", "--open", "m.uir", "--tuning-db", "t.db",
+                                     "--record", "3,7", "--heat", "--apply-best"});
+  ASSERT_EQ(cl.action, Action::Run) << cl.text.toStdString();
+  EXPECT_EQ(cl.options.tuningDb, "t.db");
+  EXPECT_TRUE(cl.options.records); // implied by --record
+  EXPECT_EQ(cl.options.recordIds, (QList<qint64>{3, 7}));
+  EXPECT_TRUE(cl.options.heat);
+  EXPECT_TRUE(cl.options.build); // implied by --heat
+  EXPECT_TRUE(cl.options.applyBest);
+
+  cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--records"});
+  ASSERT_EQ(cl.action, Action::Run) << cl.text.toStdString();
+  EXPECT_TRUE(cl.options.records);
+  EXPECT_FALSE(cl.options.build);
+
+  cl = parseCommandLine({"lowerscope", "--heat", "--open", "m.uir"});
+  EXPECT_EQ(cl.action, Action::Error);
+  EXPECT_TRUE(cl.text.contains("--heat needs a tuning database")) << cl.text.toStdString();
+  cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--apply-best"});
+  EXPECT_EQ(cl.action, Action::Error);
+  EXPECT_TRUE(cl.text.contains("--apply-best needs a model")) << cl.text.toStdString();
+  for (const char* bad : {"x", "0", "1,2,3"}) {
+    cl = parseCommandLine({"lowerscope", "--tuning-db", "t.db", "--record", bad});
+    EXPECT_EQ(cl.action, Action::Error) << bad;
+    EXPECT_TRUE(cl.text.contains("invalid --record")) << cl.text.toStdString();
+  }
 }

@@ -81,10 +81,10 @@ TEST_F(MainWindowTest, HasTheWorkbenchDocks) {
     names.insert(d->objectName());
   }
   titles.sort();
-  EXPECT_EQ(titles,
-            (QStringList{"Code", "IR Text", "Log", "Pass Timeline", "Target Palette", "Tuning"}));
-  EXPECT_EQ(names.size(), 6) << "dock object names must be unique";
-  EXPECT_EQ(w.docks().size(), 6);
+  EXPECT_EQ(titles, (QStringList{"Code", "IR Text", "Log", "Pass Timeline", "Target Palette",
+                                 "Tuning", "Tuning Records"}));
+  EXPECT_EQ(names.size(), 7) << "dock object names must be unique";
+  EXPECT_EQ(w.docks().size(), 7);
 }
 
 TEST_F(MainWindowTest, GraphIsTheCentralArea) {
