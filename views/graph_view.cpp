@@ -5,7 +5,9 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDrag>
+#include <QFontMetricsF>
 #include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -516,28 +518,34 @@ void GraphView::updateFunctions() {
 }
 
 void GraphView::refresh() {
-  for (auto& c : cancels_)
-    c->store(true);
-  cancels_.clear();
   multi_.clear(); // node ids belong to the graph shown before
   updateFunctions();
   before_ = after_ = nullptr;
   hasDiff_ = false;
   unity::ir::IRModule m = session_->currentModule();
-  if (!m || session_->currentFunction().isEmpty()) {
-    wantAfter_.clear();
-    wantBefore_.clear();
+  unity::ir::IRModule b =
+      m && diffMode_ ? session_->moduleBefore(session_->currentStep()) : nullptr;
+  const bool none = !m || session_->currentFunction().isEmpty();
+  wantAfter_ = none ? QString() : cacheKey(m);
+  wantBefore_ = none || !diffMode_ ? QString() : cacheKey(b);
+  // Layouts no longer wanted are cancelled; wanted ones in flight go on (a
+  // model opening emits several changes: one extraction, not three).
+  for (auto it = cancels_.begin(); it != cancels_.end();) {
+    if (it.key() == wantAfter_ || it.key() == wantBefore_) {
+      ++it;
+      continue;
+    }
+    it.value()->store(true);
+    it = cancels_.erase(it);
+  }
+  if (none) {
     redraw();
     return;
   }
-  wantAfter_ = cacheKey(m);
   after_ = cache_.value(wantAfter_);
   if (!after_)
     request(m, false);
-  wantBefore_.clear();
   if (diffMode_) {
-    unity::ir::IRModule b = session_->moduleBefore(session_->currentStep());
-    wantBefore_ = cacheKey(b);
     before_ = cache_.value(wantBefore_);
     if (!before_ && wantBefore_ != wantAfter_)
       request(b, true);
@@ -548,14 +556,17 @@ void GraphView::refresh() {
 }
 
 void GraphView::request(const unity::ir::IRModule& m, bool) {
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  cancels_.push_back(cancel);
   QString key = cacheKey(m);
+  if (cancels_.contains(key))
+    return; // already being laid out
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  cancels_.insert(key, cancel);
   const QString fkey = flatKey(m);
   std::string function = session_->currentFunction().toStdString();
   unity::viz::ExtractOptions opts;
   opts.expanded = expanded_;
   opts.constants = constantsAsNodes_;
+  opts.cancel = cancel.get();
   FlatGraphPtr flat = flat_.value(fkey);
   std::set<std::string> open, closed = collapsed_;
   for (auto& e : expanded_)
@@ -563,34 +574,37 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
       open.insert(e);
   ++pending_;
   auto* watcher = new QFutureWatcher<LaidOutGraphPtr>(this);
-  connect(watcher, &QFutureWatcher<LaidOutGraphPtr>::finished, this, [this, watcher, key, fkey] {
-    --pending_;
-    LaidOutGraphPtr r = watcher->result();
-    watcher->deleteLater();
-    if (!r)
-      return; // cancelled
-    cache_.insert(key, r);
-    if (r->flat) {
-      if (!flat_.contains(fkey)) {
-        if (flat_.size() >= kFlatCache)
-          flat_.clear();
-        flat_.insert(fkey, r->flat);
-      }
-    }
-    bool wanted = false;
-    if (key == wantAfter_) {
-      after_ = r;
-      wanted = true;
-    }
-    if (key == wantBefore_) {
-      before_ = r;
-      wanted = true;
-    }
-    if (diffMode_ && wantBefore_ == wantAfter_)
-      before_ = after_;
-    if (wanted)
-      redraw();
-  });
+  connect(watcher, &QFutureWatcher<LaidOutGraphPtr>::finished, this,
+          [this, watcher, key, fkey, cancel] {
+            --pending_;
+            if (auto it = cancels_.find(key); it != cancels_.end() && it.value() == cancel)
+              cancels_.erase(it);
+            LaidOutGraphPtr r = watcher->result();
+            watcher->deleteLater();
+            if (!r)
+              return; // cancelled
+            cache_.insert(key, r);
+            if (r->flat) {
+              if (!flat_.contains(fkey)) {
+                if (flat_.size() >= kFlatCache)
+                  flat_.clear();
+                flat_.insert(fkey, r->flat);
+              }
+            }
+            bool wanted = false;
+            if (key == wantAfter_) {
+              after_ = r;
+              wanted = true;
+            }
+            if (key == wantBefore_) {
+              before_ = r;
+              wanted = true;
+            }
+            if (diffMode_ && wantBefore_ == wantAfter_)
+              before_ = after_;
+            if (wanted)
+              redraw();
+          });
   watcher->setFuture(QtConcurrent::run([m, function, opts, cancel, flat, open,
                                         closed]() -> LaidOutGraphPtr {
     auto out = std::make_shared<LaidOutGraph>();
@@ -1018,11 +1032,18 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
     double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
     text->setScale(fitScale);
     text->setPos(geo.x - tb.width() * fitScale / 2, geo.y - tb.height() * fitScale / 2);
-    if (group) { // the marker that expands it, in the box's top-left corner
-      auto* toggle = new LodTextItem(QStringLiteral("\u25B8"), item);
-      toggle->setFont(nodeFont());
-      toggle->setBrush(colors.nodeText);
-      toggle->setPos(r.left() + 2, r.top());
+    if (group) {
+      // Its last line, "▸ 3 nodes", expands it on a click: a transparent
+      // hit area over that line.
+      const QString label = text->text();
+      const int lines = static_cast<int>(label.count('\n')) + 1;
+      const double lineHeight = tb.height() / lines;
+      const double width = QFontMetricsF(text->font()).horizontalAdvance(label.section('\n', -1));
+      auto* toggle = new QGraphicsRectItem(
+          QRectF(text->pos().x(), text->pos().y() + (lines - 1) * lineHeight * fitScale,
+                 width * fitScale, lineHeight * fitScale),
+          item);
+      toggle->setPen(Qt::NoPen);
       toggle->setData(kIdKey, n.id);
       toggle->setData(kTypeKey, kToggleType);
       toggle->setToolTip(tr("Expand %1").arg(q(group->function)));

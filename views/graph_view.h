@@ -310,7 +310,9 @@ private:
   int selected_ = -1;
   bool selectedBefore_ = false;
   int pending_ = 0;
-  std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
+  // Requests in flight by cache key: a refresh that still wants one lets it
+  // finish instead of starting it again.
+  QHash<QString, std::shared_ptr<std::atomic<bool>>> cancels_;
   QString wantAfter_, wantBefore_; // cache keys the view waits for
   double lastDrawMs_ = 0;
   ChunkedBuilder* builder_;

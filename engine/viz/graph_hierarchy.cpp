@@ -40,14 +40,22 @@ int GraphHierarchy::find(const std::string& path) const {
 }
 
 std::string nodeScope(const GraphNode& n) {
-  std::string source = !n.origins.empty() ? n.origins.front() : n.name;
-  if (source.empty() || source.front() != '/')
-    return "";
-  size_t slash = source.rfind('/');
-  // "/encoder/layer.3/MatMul:MatMul": the op type after ':' is not a scope.
-  std::string scope = source.substr(0, slash);
-  while (!scope.empty() && scope.back() == '/')
-    scope.pop_back();
+  auto scopeOf = [](const std::string& source) -> std::string {
+    if (source.empty() || source.front() != '/')
+      return "";
+    // "/encoder/layer.3/MatMul:MatMul": the node's own name is not a scope.
+    std::string scope = source.substr(0, source.rfind('/'));
+    while (!scope.empty() && scope.back() == '/')
+      scope.pop_back();
+    return scope;
+  };
+  if (n.origins.empty())
+    return scopeOf(n.name);
+  // A binding made of several source nodes (a fused conv + bn + relu) sits
+  // in the scope they share.
+  std::string scope = scopeOf(n.origins.front());
+  for (size_t i = 1; i < n.origins.size() && !scope.empty(); ++i)
+    scope = commonScope(scope, scopeOf(n.origins[i]));
   return scope;
 }
 

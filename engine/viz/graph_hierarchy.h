@@ -45,7 +45,8 @@ struct GraphHierarchy {
 };
 
 /// The scope path of node `n` ("/encoder/layer.3/attention" for an origin
-/// "/encoder/layer.3/attention/MatMul:MatMul"), "" when it has none.
+/// "/encoder/layer.3/attention/MatMul:MatMul"; the scope its origins share
+/// when it has several), "" when it has none.
 std::string nodeScope(const GraphNode& n);
 
 /// The scope tree of `g`'s nodes (see above). Fused groups expanded in `g`

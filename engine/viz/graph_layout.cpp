@@ -221,8 +221,13 @@ std::string toDot(const DataflowGraph& g, const DotOptions& opts) {
                                                                   const std::string& indent) {
     const GraphCluster& c = g.clusters[ci];
     out += indent + "subgraph cluster_" + std::to_string(ci) + " {\n";
-    out += indent + "  label=\"" + escape(c.function) +
-           "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
+    // The title the view draws ("layer.3 · 2162 nodes"), so the box is wide
+    // enough for it.
+    std::string title = c.scope ? c.function.substr(c.function.rfind('/') + 1) : c.function;
+    if (c.size > 0)
+      title += " \xC2\xB7 " + std::to_string(c.size) + " nodes";
+    out +=
+        indent + "  label=\"" + escape(title) + "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
     for (int child : childClusters[ci])
       if (hasContent[child])
         writeCluster(child, indent + "  ");

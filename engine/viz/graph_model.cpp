@@ -11,6 +11,7 @@
 #include "engine/viz/graph_model.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/ir/functor.h"
 #include "engine/ir/structural.h"
@@ -247,7 +248,7 @@ private:
   void edge(int from, int to, const std::string& label) {
     if (from < 0 || to < 0 || from == to)
       return;
-    if (!edgeSet_.insert({from, to}).second)
+    if (!edgeSet_.insert((uint64_t(uint32_t(from)) << 32) | uint32_t(to)).second)
       return;
     g_.edges.push_back({from, to, label});
   }
@@ -318,8 +319,11 @@ private:
 
   void emitBlocks(const SeqExpr& seq, int cluster) {
     for (auto& block : seq.blocks)
-      for (auto& b : block->bindings)
+      for (auto& b : block->bindings) {
+        if (opts_.cancel && (++emitted_ & 255) == 0 && opts_.cancel->load())
+          return; // the caller drops the graph
         emitBinding(b, cluster);
+      }
   }
 
   void describe(const Expr& value, GraphNode& n) {
@@ -516,7 +520,8 @@ private:
   const ExtractOptions& opts_;
   DataflowGraph g_;
   std::unordered_map<const VarNode*, int> producer_;
-  std::set<std::pair<int, int>> edgeSet_;
+  std::unordered_set<uint64_t> edgeSet_; // (from << 32 | to): one edge per pair
+  size_t emitted_ = 0;
 };
 
 } // namespace

@@ -21,6 +21,7 @@
 // them in GraphNode::constants (operand position, shape and dtype), as
 // Netron draws weights inside the operator's box. Its label then carries one
 // short line per constant, so the box is sized for them.
+#include <atomic>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -103,6 +104,9 @@ struct DataflowGraph {
 struct ExtractOptions {
   std::set<std::string> expanded; // fused functions to show expanded
   bool constants = true;          // draw constant operands as nodes (else GraphNode::constants)
+  /// Checked every few hundred bindings: once set, extraction stops early
+  /// and returns an incomplete graph, which the caller drops.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// "(16, 3, 3, 3) float32" -> "16×3×3×3 f32" (UTF-8), "float32" -> "f32";

@@ -80,6 +80,12 @@ TEST(VizGraphHierarchy, ScopeOfANodeIsItsSourceNameWithoutTheLastPart) {
   EXPECT_EQ(nodeScope(n), "");
   n.origins = {"conv1:Conv"}; // not a scoped name
   EXPECT_EQ(nodeScope(n), "");
+  // A fused binding of several source nodes: the scope they share.
+  n.origins = {"/layer1/layer1.0/conv2/conv/Conv:Conv", "/layer1/layer1.0/Add:Add",
+               "/layer1/layer1.0/relu/Relu:Relu"};
+  EXPECT_EQ(nodeScope(n), "/layer1/layer1.0");
+  n.origins = {"/layer1/layer1.0/Add:Add", "/layer10/Add:Add"};
+  EXPECT_EQ(nodeScope(n), "") << "layer1 and layer10 share no scope";
   n.origins.clear();
   n.name = "/stem/conv/Conv_output_0";
   EXPECT_EQ(nodeScope(n), "/stem/conv");
