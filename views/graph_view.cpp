@@ -604,6 +604,8 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
               before_ = after_;
             if (wanted)
               redraw();
+            if (wanted && after_ && (!diffMode_ || before_))
+              selectRevealed();
           });
   watcher->setFuture(QtConcurrent::run([m, function, opts, cancel, flat, open,
                                         closed]() -> LaidOutGraphPtr {
@@ -1100,6 +1102,23 @@ bool GraphView::selectByName(const QString& name, bool beforeSide) {
   if (!g || name.isEmpty() || (beforeSide && !diffMode_))
     return false;
   const int node = g->graph.findNode(name.toStdString());
+  if (node < 0 && !beforeSide && !revealing_ && g->flat && !g->flat->hierarchy.empty()) {
+    // Inside a collapsed group: open the groups around it, select it once
+    // that level is laid out.
+    const int full = g->flat->graph.findNode(name.toStdString());
+    const auto& h = g->flat->hierarchy;
+    if (full < 0 || full >= static_cast<int>(h.scopeOf.size()) || h.scopeOf[full] < 0)
+      return false;
+    for (int sc = h.scopeOf[full]; sc >= 0; sc = h.scopes[sc].parent) {
+      expanded_.insert(h.scopes[sc].path);
+      collapsed_.erase(h.scopes[sc].path);
+    }
+    revealName_ = name;
+    refresh();
+    if (after_ && (!diffMode_ || before_)) // laid out before: shown at once
+      selectRevealed();
+    return true;
+  }
   if (node < 0)
     return false;
   if (node == selected_ && beforeSide == selectedBefore_)
@@ -1110,6 +1129,15 @@ bool GraphView::selectByName(const QString& name, bool beforeSide) {
     (beforeSide ? beforeView_ : afterView_)
         ->centerOn(g->layout.nodes[node].x, g->layout.nodes[node].y);
   return true;
+}
+
+void GraphView::selectRevealed() {
+  if (revealName_.isEmpty())
+    return;
+  const QString name = std::exchange(revealName_, QString());
+  revealing_ = true; // opened for it: no second reveal if it is still hidden
+  selectByName(name);
+  revealing_ = false;
 }
 
 bool GraphView::selectCaller(const QString& function, bool beforeSide) {

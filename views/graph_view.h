@@ -174,7 +174,9 @@ public:
   int selectedNode() const { return selected_; }
   bool selectedIsBefore() const { return selectedBefore_; }
   /// Selects (and centres) the node named `name` in the after graph, or in
-  /// the before graph when `beforeSide`; false when that graph has none.
+  /// the before graph when `beforeSide`; false when that graph has none. A
+  /// node inside collapsed scope groups opens them and is selected once the
+  /// new level is laid out.
   bool selectByName(const QString& name, bool beforeSide = false);
   /// Selects the node that calls module function `function` (a fused group
   /// or a call_tir of it); false when none does.
@@ -302,6 +304,9 @@ private:
   std::set<std::string> expanded_;  // fused groups and scopes opened by the user
   std::set<std::string> collapsed_; // scopes open by default that the user closed
   bool constantsAsNodes_ = false;
+  QString revealName_; // selectByName of a node in a collapsed group: select once laid out
+  bool revealing_ = false;
+  void selectRevealed();
   QHash<QString, LaidOutGraphPtr> cache_;
   QHash<QString, FlatGraphPtr> flat_; // full graphs per (module, function, fused groups)
   LaidOutGraphPtr before_, after_;

@@ -293,4 +293,17 @@ TEST_F(Readable, FiftyThousandNodeModelOpensWithItsLayersCollapsed) {
   EXPECT_TRUE(view->isExpanded("/encoder/layer.3"));
   EXPECT_FALSE(view->isExpanded("/encoder/layer.4"));
   EXPECT_LE(view->shown()->graph.nodes.size(), 40u);
+
+  // Selecting a node hidden in collapsed groups (a click on its IR line)
+  // opens the groups around it and selects it.
+  ASSERT_EQ(view->shown()->graph.findNode("l7_a3_p"), -1);
+  EXPECT_TRUE(view->selectByName("l7_a3_p"));
+  ASSERT_TRUE(view->waitForLayout(60000));
+  EXPECT_TRUE(view->isExpanded("/encoder/layer.7"));
+  EXPECT_TRUE(view->isExpanded("/encoder/layer.7/attention/head.3"));
+  EXPECT_FALSE(view->isExpanded("/encoder/layer.7/attention/head.4"));
+  const int selected = view->selectedNode();
+  ASSERT_GE(selected, 0);
+  EXPECT_EQ(view->shown()->graph.nodes[selected].name, "l7_a3_p");
+  EXPECT_LE(view->shown()->graph.nodes.size(), 120u) << "one layer's path opened, not the model";
 }
