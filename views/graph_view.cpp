@@ -51,6 +51,9 @@ const QString kToggleType = "toggle";
 // The full graphs kept for switching back and expanding (a 50,000-node
 // graph is tens of MB).
 constexpr int kFlatCache = 6;
+// Graphs with scope groups above this many nodes are laid out by the
+// layered layout (see request()).
+constexpr size_t kDotScopedNodes = 80;
 // Scenes of graphs up to this many nodes (both sides together) are built in
 // one go; bigger ones in time slices (ChunkedBuilder).
 constexpr size_t kDrawInOneGoNodes = 300;
@@ -646,6 +649,11 @@ void GraphView::request(const unity::ir::IRModule& m, bool) {
       unity::viz::LayoutOptions lo;
       lo.cancel = cancel.get();
       // dot up to 1,500 nodes, the layered layout above (graph_layout.h).
+      // dot's cluster handling is slow on wide levels of scope groups (the
+      // 96 experts of an MLP: seconds): those get the layered layout, which
+      // keeps a group's members together at a fraction of the cost.
+      if (!out->flat->hierarchy.empty() && out->graph.nodes.size() > kDotScopedNodes)
+        lo.engine = unity::viz::LayoutEngine::Layered;
       auto layout = unity::viz::layoutGraph(out->graph, lo);
       if (!layout)
         return nullptr;
@@ -1177,6 +1185,23 @@ bool GraphView::find(const QString& text, bool next) {
       selectedBefore_ = false;
       selectNode(n.id);
       return true;
+    }
+  }
+  // Not among the shown nodes: the first match inside a collapsed group is
+  // revealed (its groups open).
+  if (after_->flat && !after_->flat->hierarchy.empty()) {
+    const auto& h = after_->flat->hierarchy;
+    const auto& all = after_->flat->graph.nodes;
+    for (size_t i = 0; i < all.size() && i < h.scopeOf.size(); ++i) {
+      const auto& n = all[i];
+      if (h.scopeOf[i] < 0 || n.name.empty())
+        continue;
+      bool hit = q(n.name).contains(text, Qt::CaseInsensitive) ||
+                 q(n.op).contains(text, Qt::CaseInsensitive);
+      for (auto& o : n.origins)
+        hit = hit || q(o).contains(text, Qt::CaseInsensitive);
+      if (hit && after_->graph.findNode(n.name) < 0)
+        return selectByName(q(n.name));
     }
   }
   status_->setText(tr("No node matches '%1'").arg(text));

@@ -32,7 +32,10 @@
 //    engine/viz/graph_hierarchy.h) show their name and member count, with a
 //    marker that expands or collapses them on click. A big model opens with
 //    its levels collapsed: the worker extracts the full graph once per step
-//    (cached), collapses it to the levels shown and lays out only those.
+//    (cached), collapses it to the levels shown and lays out only those
+//    (dot, or the layered layout above 80 nodes with scope groups: dot's
+//    clusters are slow on wide levels). Selecting or finding a node hidden
+//    in a collapsed group opens the groups around it.
 //  - the properties pane is shown only while a node is selected.
 #include <QFutureWatcher>
 #include <QGraphicsView>

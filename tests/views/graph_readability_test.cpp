@@ -306,4 +306,11 @@ TEST_F(Readable, FiftyThousandNodeModelOpensWithItsLayersCollapsed) {
   ASSERT_GE(selected, 0);
   EXPECT_EQ(view->shown()->graph.nodes[selected].name, "l7_a3_p");
   EXPECT_LE(view->shown()->graph.nodes.size(), 120u) << "one layer's path opened, not the model";
+
+  // Find (Ctrl+F) reaches into collapsed groups the same way.
+  EXPECT_TRUE(view->find("l20_e5_g"));
+  ASSERT_TRUE(view->waitForLayout(60000));
+  EXPECT_TRUE(view->isExpanded("/encoder/layer.20/mlp/expert.5"));
+  ASSERT_GE(view->selectedNode(), 0);
+  EXPECT_EQ(view->shown()->graph.nodes[view->selectedNode()].name, "l20_e5_g");
 }
