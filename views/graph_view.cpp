@@ -470,7 +470,9 @@ QGraphicsItem* GraphView::nodeItem(int node) const {
 
 QGraphicsItem* GraphView::groupToggle(const QString& function) const {
   for (QGraphicsItem* item : afterScene_->items())
-    if (item->data(kTypeKey).toString() == kToggleType && item->toolTip().contains(function))
+    if (item->data(kTypeKey).toString() == kToggleType &&
+        (item->toolTip() == tr("Expand %1").arg(function) ||
+         item->toolTip() == tr("Collapse %1").arg(function)))
       return item;
   return nullptr;
 }
