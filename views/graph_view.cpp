@@ -5,7 +5,9 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDrag>
+#include <QFontMetricsF>
 #include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -43,6 +45,15 @@ namespace {
 
 constexpr int kIdKey = 0, kTypeKey = 1;
 const QString kNodeType = "node", kClusterType = "cluster";
+// The expand/collapse marker of a group: a child of its node (collapsed) or
+// of its box (expanded); a click on it toggles the group.
+const QString kToggleType = "toggle";
+// The full graphs kept for switching back and expanding (a 50,000-node
+// graph is tens of MB).
+constexpr int kFlatCache = 6;
+// Graphs with scope groups above this many nodes are laid out by the
+// layered layout (see request()).
+constexpr size_t kDotScopedNodes = 80;
 // Scenes of graphs up to this many nodes (both sides together) are built in
 // one go; bigger ones in time slices (ChunkedBuilder).
 constexpr size_t kDrawInOneGoNodes = 300;
@@ -88,11 +99,16 @@ QColor statusColor(DiffStatus s) {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-/// The graph item (node or cluster box) under `item`, walking up to parents.
+/// The graph item (node, cluster box or group marker) under `item`,
+/// walking up to parents.
 QGraphicsItem* graphItem(QGraphicsItem* item) {
   while (item && item->data(kTypeKey).toString().isEmpty())
     item = item->parentItem();
   return item;
+}
+
+QString groupCountText(int count) {
+  return count == 1 ? QObject::tr("1 node") : QObject::tr("%L1 nodes").arg(count);
 }
 
 } // namespace
@@ -122,14 +138,41 @@ void GraphCanvas::fit() {
   if (zoom() > 1.0)
     setTransform(QTransform());
   fitted_ = true;
+  fitReadable_ = false;
+  fitTransform_ = transform();
+}
+
+void GraphCanvas::fitReadable(const QRectF& focus) {
+  fit();
+  if (!scene() || zoom() >= kReadableZoom || focus.isEmpty())
+    return; // the whole graph is legible as it is
+  // A 40-node graph fitted into a window is a thin line of unreadable boxes:
+  // show its start (or the selection) at a readable size instead; the
+  // minimap gives the overview.
+  setTransform(QTransform::fromScale(kReadableZoom, kReadableZoom));
+  const QSizeF view(viewport()->width() / kReadableZoom, viewport()->height() / kReadableZoom);
+  const QRectF scene = sceneRect();
+  double x = focus.center().x();
+  // The focus near the top of the view, with a margin above it.
+  const double y = focus.top() - 30 + view.height() / 2;
+  x = std::clamp(x, scene.left() + view.width() / 2,
+                 std::max(scene.left() + view.width() / 2, scene.right() - view.width() / 2));
+  centerOn(x, y);
+  fitted_ = true;
+  fitReadable_ = true;
+  focus_ = focus;
   fitTransform_ = transform();
 }
 
 void GraphCanvas::resizeEvent(QResizeEvent* e) {
   QGraphicsView::resizeEvent(e);
   // Zoomed since (wheel, keys, or scale() from code): leave it.
-  if (fitted_ && transform() == fitTransform_)
-    fit();
+  if (fitted_ && transform() == fitTransform_) {
+    if (fitReadable_)
+      fitReadable(focus_);
+    else
+      fit();
+  }
 }
 
 double GraphCanvas::zoom() const { return transform().m11(); }
@@ -154,6 +197,17 @@ void GraphCanvas::mousePressEvent(QMouseEvent* e) {
   const bool ctrl = e->modifiers() & Qt::ControlModifier;
   const bool shift = e->modifiers() & Qt::ShiftModifier;
   pressNode_ = -1;
+  if (QGraphicsItem* it = graphItem(itemAt(e->pos()));
+      it && it->data(kTypeKey).toString() == kToggleType && e->button() == Qt::LeftButton) {
+    // The group marker: expand (on a collapsed group's node) or collapse
+    // (on an expanded group's box) with one click.
+    QGraphicsItem* owner = graphItem(it->parentItem());
+    if (owner && owner->data(kTypeKey).toString() == kNodeType)
+      Q_EMIT nodeDoubleClicked(owner->data(kIdKey).toInt());
+    else if (owner)
+      Q_EMIT clusterDoubleClicked(owner->data(kIdKey).toInt());
+    return;
+  }
   if (QGraphicsItem* it = graphItem(itemAt(e->pos())))
     if (it->data(kTypeKey).toString() == kNodeType) {
       int id = it->data(kIdKey).toInt();
@@ -201,7 +255,13 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
-  if (QGraphicsItem* it = graphItem(itemAt(e->pos()))) {
+  QGraphicsItem* it = graphItem(itemAt(e->pos()));
+  if (it && it->data(kTypeKey).toString() == kToggleType) {
+    // The press already toggled the group; the second click does nothing.
+    e->accept();
+    return;
+  }
+  if (it) {
     if (it->data(kTypeKey).toString() == kNodeType)
       Q_EMIT nodeDoubleClicked(it->data(kIdKey).toInt());
     else
@@ -274,6 +334,8 @@ GraphView::GraphView(Session* session, QWidget* parent)
   splitter_->setStretchFactor(1, 3);
   splitter_->setStretchFactor(2, 1);
   splitter_->setSizes({0, 800, 200});
+  // No empty pane: the properties show only while a node is selected.
+  properties_->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
@@ -301,7 +363,10 @@ GraphView::GraphView(Session* session, QWidget* parent)
       LaidOutGraphPtr g = before ? before_ : after_;
       if (g && n < static_cast<int>(g->graph.nodes.size())) {
         const auto& node = g->graph.nodes[n];
-        if (node.kind == NodeKind::Cluster)
+        if (node.kind == NodeKind::Cluster && node.collapsed >= 0 &&
+            node.collapsed < static_cast<int>(g->graph.clusters.size()))
+          setExpanded(q(g->graph.clusters[node.collapsed].function), true);
+        else if (node.kind == NodeKind::Cluster)
           setExpanded(q(node.callee), true);
         else if (node.cluster >= 0)
           setExpanded(q(g->graph.clusters[node.cluster].function), false);
@@ -320,8 +385,10 @@ GraphView::GraphView(Session* session, QWidget* parent)
   connect(session_, &Session::currentFunctionChanged, this, &GraphView::refresh);
   connect(session_, &Session::moduleChanged, this, [this] {
     cache_.clear();
+    flat_.clear();
     invalidateScenes();
     expanded_.clear();
+    collapsed_.clear();
     refresh();
   });
   connect(Theme::instance(), &Theme::changed, this, [this] {
@@ -368,17 +435,73 @@ void GraphView::setDiffMode(bool on) {
 }
 
 void GraphView::setExpanded(const QString& function, bool expanded) {
-  if (expanded)
-    expanded_.insert(function.toStdString());
-  else
-    expanded_.erase(function.toStdString());
+  const std::string name = function.toStdString();
+  if (expanded) {
+    expanded_.insert(name);
+    collapsed_.erase(name);
+  } else {
+    expanded_.erase(name);
+    if (name.size() > 1 && name.front() == '/') // a scope that may be open by default
+      collapsed_.insert(name);
+  }
   refresh();
 }
 
-QString GraphView::cacheKey(const unity::ir::IRModule& m) const {
-  QString key = QString::number(quintptr(m.get())) + "|" + session_->currentFunction();
+bool GraphView::isExpanded(const QString& function) const {
+  if (!after_)
+    return false;
+  const std::string name = function.toStdString();
+  for (const auto& c : after_->graph.clusters)
+    if (c.function == name)
+      return c.expanded;
+  return false;
+}
+
+void GraphView::setConstantsAsNodes(bool on) {
+  if (on == constantsAsNodes_)
+    return;
+  constantsAsNodes_ = on;
+  refresh();
+}
+
+QGraphicsItem* GraphView::nodeItem(int node) const {
+  return node >= 0 && node < static_cast<int>(afterItems_.size()) ? afterItems_[node] : nullptr;
+}
+
+QGraphicsItem* GraphView::groupToggle(const QString& function) const {
+  for (QGraphicsItem* item : afterScene_->items())
+    if (item->data(kTypeKey).toString() == kToggleType &&
+        (item->toolTip() == tr("Expand %1").arg(function) ||
+         item->toolTip() == tr("Collapse %1").arg(function)))
+      return item;
+  return nullptr;
+}
+
+QWidget* GraphView::propertiesPane() const { return properties_; }
+
+void GraphView::updatePropertiesPane() {
+  LaidOutGraphPtr g = selectedBefore_ ? before_ : after_;
+  const bool show = g && selected_ >= 0 && selected_ < static_cast<int>(g->graph.nodes.size());
+  if (show != properties_->isVisible())
+    properties_->setVisible(show);
+}
+
+QString GraphView::flatKey(const unity::ir::IRModule& m) const {
+  QString key = QString::number(quintptr(m.get())) + "|" + session_->currentFunction() +
+                (constantsAsNodes_ ? "|const" : "|props");
   for (auto& e : expanded_)
-    key += "|" + q(e);
+    if (e.empty() || e.front() != '/') // fused groups change the extraction, scopes do not
+      key += "|" + q(e);
+  return key;
+}
+
+QString GraphView::cacheKey(const unity::ir::IRModule& m) const {
+  QString key = flatKey(m);
+  for (auto& e : expanded_)
+    if (!e.empty() && e.front() == '/')
+      key += "|+" + q(e);
+  for (auto& c : collapsed_)
+    key += "|-" + q(c);
   return key;
 }
 
@@ -400,28 +523,34 @@ void GraphView::updateFunctions() {
 }
 
 void GraphView::refresh() {
-  for (auto& c : cancels_)
-    c->store(true);
-  cancels_.clear();
   multi_.clear(); // node ids belong to the graph shown before
   updateFunctions();
   before_ = after_ = nullptr;
   hasDiff_ = false;
   unity::ir::IRModule m = session_->currentModule();
-  if (!m || session_->currentFunction().isEmpty()) {
-    wantAfter_.clear();
-    wantBefore_.clear();
+  unity::ir::IRModule b =
+      m && diffMode_ ? session_->moduleBefore(session_->currentStep()) : nullptr;
+  const bool none = !m || session_->currentFunction().isEmpty();
+  wantAfter_ = none ? QString() : cacheKey(m);
+  wantBefore_ = none || !diffMode_ ? QString() : cacheKey(b);
+  // Layouts no longer wanted are cancelled; wanted ones in flight go on (a
+  // model opening emits several changes: one extraction, not three).
+  for (auto it = cancels_.begin(); it != cancels_.end();) {
+    if (it.key() == wantAfter_ || it.key() == wantBefore_) {
+      ++it;
+      continue;
+    }
+    it.value()->store(true);
+    it = cancels_.erase(it);
+  }
+  if (none) {
     redraw();
     return;
   }
-  wantAfter_ = cacheKey(m);
   after_ = cache_.value(wantAfter_);
   if (!after_)
     request(m, false);
-  wantBefore_.clear();
   if (diffMode_) {
-    unity::ir::IRModule b = session_->moduleBefore(session_->currentStep());
-    wantBefore_ = cacheKey(b);
     before_ = cache_.value(wantBefore_);
     if (!before_ && wantBefore_ != wantAfter_)
       request(b, true);
@@ -432,46 +561,101 @@ void GraphView::refresh() {
 }
 
 void GraphView::request(const unity::ir::IRModule& m, bool) {
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  cancels_.push_back(cancel);
   QString key = cacheKey(m);
+  if (cancels_.contains(key))
+    return; // already being laid out
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  cancels_.insert(key, cancel);
+  const QString fkey = flatKey(m);
   std::string function = session_->currentFunction().toStdString();
   unity::viz::ExtractOptions opts;
   opts.expanded = expanded_;
+  opts.constants = constantsAsNodes_;
+  opts.cancel = cancel.get();
+  FlatGraphPtr flat = flat_.value(fkey);
+  std::set<std::string> open, closed = collapsed_;
+  for (auto& e : expanded_)
+    if (!e.empty() && e.front() == '/')
+      open.insert(e);
   ++pending_;
   auto* watcher = new QFutureWatcher<LaidOutGraphPtr>(this);
-  connect(watcher, &QFutureWatcher<LaidOutGraphPtr>::finished, this, [this, watcher, key] {
-    --pending_;
-    LaidOutGraphPtr r = watcher->result();
-    watcher->deleteLater();
-    if (!r)
-      return; // cancelled
-    cache_.insert(key, r);
-    bool wanted = false;
-    if (key == wantAfter_) {
-      after_ = r;
-      wanted = true;
-    }
-    if (key == wantBefore_) {
-      before_ = r;
-      wanted = true;
-    }
-    if (diffMode_ && wantBefore_ == wantAfter_)
-      before_ = after_;
-    if (wanted)
-      redraw();
-  });
-  watcher->setFuture(QtConcurrent::run([m, function, opts, cancel]() -> LaidOutGraphPtr {
+  connect(watcher, &QFutureWatcher<LaidOutGraphPtr>::finished, this,
+          [this, watcher, key, fkey, cancel] {
+            --pending_;
+            if (auto it = cancels_.find(key); it != cancels_.end() && it.value() == cancel)
+              cancels_.erase(it);
+            LaidOutGraphPtr r = watcher->result();
+            watcher->deleteLater();
+            if (!r)
+              return; // cancelled
+            cache_.insert(key, r);
+            if (r->flat) {
+              if (!flat_.contains(fkey)) {
+                if (flat_.size() >= kFlatCache)
+                  flat_.clear();
+                flat_.insert(fkey, r->flat);
+              }
+            }
+            bool wanted = false;
+            if (key == wantAfter_) {
+              after_ = r;
+              wanted = true;
+            }
+            if (key == wantBefore_) {
+              before_ = r;
+              wanted = true;
+            }
+            if (diffMode_ && wantBefore_ == wantAfter_)
+              before_ = after_;
+            if (wanted)
+              redraw();
+            if (wanted && after_ && (!diffMode_ || before_))
+              selectRevealed();
+          });
+  watcher->setFuture(QtConcurrent::run([m, function, opts, cancel, flat, open,
+                                        closed]() -> LaidOutGraphPtr {
     auto out = std::make_shared<LaidOutGraph>();
     out->module = m;
     try {
       auto t0 = std::chrono::steady_clock::now();
-      out->graph = unity::viz::extractGraph(m, function, opts);
-      out->extractMs =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      auto since = [](auto start) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+      };
+      // The full graph once per step (cached by the view), then the levels
+      // shown: a big model lays out a few hundred boxes, not every node.
+      if (flat) {
+        out->flat = flat;
+      } else {
+        auto full = std::make_shared<FlatGraph>();
+        full->graph = unity::viz::extractGraph(m, function, opts);
+        if (cancel->load())
+          return nullptr;
+        full->hierarchy = unity::viz::buildHierarchy(full->graph);
+        full->defaultExpanded = unity::viz::defaultExpandedScopes(full->hierarchy);
+        full->extractMs = since(t0);
+        out->flat = full;
+      }
+      out->extractMs = flat ? 0 : out->flat->extractMs;
+      t0 = std::chrono::steady_clock::now();
+      if (out->flat->hierarchy.empty()) {
+        out->graph = out->flat->graph;
+      } else {
+        std::set<std::string> shown = out->flat->defaultExpanded;
+        shown.insert(open.begin(), open.end());
+        for (auto& c : closed)
+          shown.erase(c);
+        out->graph = unity::viz::collapseHierarchy(out->flat->graph, out->flat->hierarchy, shown);
+      }
+      out->collapseMs = since(t0);
       unity::viz::LayoutOptions lo;
       lo.cancel = cancel.get();
       // dot up to 1,500 nodes, the layered layout above (graph_layout.h).
+      // dot's cluster handling is slow on wide levels of scope groups (the
+      // 96 experts of an MLP: seconds): those get the layered layout, which
+      // keeps a group's members together at a fraction of the cost.
+      if (!out->flat->hierarchy.empty() && out->graph.nodes.size() > kDotScopedNodes)
+        lo.engine = unity::viz::LayoutEngine::Layered;
       auto layout = unity::viz::layoutGraph(out->graph, lo);
       if (!layout)
         return nullptr;
@@ -557,9 +741,9 @@ bool GraphView::showDrawn(const QString& key) {
   restyleSelection(drawnSelected); // re-pens the old one on both sides...
   selectedBefore_ = keepSide;
   restyleSelection(-1); // ...and the current one on its side
-  afterView_->fit();
+  afterView_->fitReadable(focusRect(after_, false));
   if (diffMode_)
-    beforeView_->fit();
+    beforeView_->fitReadable(focusRect(before_, true));
   minimap_->setGraph(after_, hasDiff_ ? &diff_.after : nullptr);
   if (diffMode_)
     beforeMinimap_->setGraph(before_, hasDiff_ ? &diff_.before : nullptr);
@@ -607,6 +791,7 @@ void GraphView::redraw() {
   if (!session_->hasModule()) {
     status_->setText(tr("Open a model to see its graph"));
     properties_->clear();
+    updatePropertiesPane();
     return;
   }
   if (wantAfter_.isEmpty()) {
@@ -656,9 +841,9 @@ void GraphView::redraw() {
   }
   // The scene rectangles are set: fit now, so the view does not jump when
   // the items arrive.
-  afterView_->fit();
+  afterView_->fitReadable(focusRect(after_, false));
   if (diffMode_)
-    beforeView_->fit();
+    beforeView_->fitReadable(focusRect(before_, true));
   minimap_->setGraph(after_, afterStatus);
   if (diffMode_)
     beforeMinimap_->setGraph(before_, beforeStatus);
@@ -680,6 +865,27 @@ void GraphView::redraw() {
 }
 
 bool GraphView::drawing() const { return builder_->running(); }
+
+QRectF GraphView::focusRect(const LaidOutGraphPtr& g, bool beforeSide) const {
+  if (!g || g->layout.nodes.empty())
+    return {};
+  auto box = [&](int i) {
+    const auto& geo = g->layout.nodes[i];
+    return QRectF(geo.x - geo.width / 2, geo.y - geo.height / 2, geo.width, geo.height);
+  };
+  if (selected_ >= 0 && selectedBefore_ == beforeSide &&
+      selected_ < static_cast<int>(g->layout.nodes.size()))
+    return box(selected_);
+  // The graph's start: its topmost nodes (the parameters, in program order).
+  QRectF start;
+  double top = 1e300;
+  for (size_t i = 0; i < g->layout.nodes.size(); ++i)
+    top = std::min(top, g->layout.nodes[i].y);
+  for (size_t i = 0; i < g->layout.nodes.size(); ++i)
+    if (g->layout.nodes[i].y <= top + 1)
+      start = start.isNull() ? box(static_cast<int>(i)) : start.united(box(static_cast<int>(i)));
+  return start;
+}
 
 QPen GraphView::nodePen(const unity::viz::GraphNode& n, const std::vector<DiffStatus>* status,
                         bool selected) const {
@@ -706,25 +912,44 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
   (beforeSide ? beforeItems_ : afterItems_).assign(g->graph.nodes.size(), nullptr);
 
   // Every job adds the items of one cluster, edge, label or node.
-  builder_->addPhase(
-      std::min(g->graph.clusters.size(), g->layout.clusters.size()), [=, this](size_t ci) {
-        const auto& G = g->graph;
-        const auto& L = g->layout;
-        const ThemeColors& colors = Theme::instance()->colors();
-        const auto& c = L.clusters[ci];
-        if (!G.clusters[ci].expanded || c.width <= 0)
-          return;
-        auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
-                                   QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
-        box->setZValue(-2);
-        box->setData(kIdKey, int(ci));
-        box->setData(kTypeKey, kClusterType);
-        box->setToolTip(tr("%1 (double-click to collapse)").arg(q(G.clusters[ci].function)));
-        auto* title = new LodTextItem(q(G.clusters[ci].function), box);
-        title->setFont(smallFont());
-        title->setBrush(colors.clusterText);
-        title->setPos(c.x + 4, c.y + 2);
-      });
+  builder_->addPhase(std::min(g->graph.clusters.size(), g->layout.clusters.size()), [=, this](
+                                                                                        size_t ci) {
+    const auto& G = g->graph;
+    const auto& L = g->layout;
+    const ThemeColors& colors = Theme::instance()->colors();
+    const auto& c = L.clusters[ci];
+    if (!G.clusters[ci].expanded || c.width <= 0)
+      return;
+    const auto& gc = G.clusters[ci];
+    auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
+                               QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
+    // Nested scopes above their parents' boxes.
+    int depth = 0;
+    for (int p = gc.parent; p >= 0 && depth < 16; p = G.clusters[p].parent)
+      ++depth;
+    box->setZValue(-3 + depth * 0.01);
+    box->setData(kIdKey, int(ci));
+    box->setData(kTypeKey, kClusterType);
+    const int size = gc.size > 0 ? gc.size : static_cast<int>(gc.members.size());
+    box->setToolTip(tr("%1: %2 (click \u25BE or double-click to collapse)")
+                        .arg(q(gc.function), groupCountText(size)));
+    // "▾ layer.3 · 2,083 nodes": the marker collapses the group.
+    auto* toggle = new LodTextItem(QStringLiteral("\u25BE"), box);
+    toggle->setFont(nodeFont());
+    toggle->setBrush(colors.clusterText);
+    toggle->setPos(c.x + 3, c.y);
+    toggle->setData(kIdKey, int(ci));
+    toggle->setData(kTypeKey, kToggleType);
+    toggle->setToolTip(tr("Collapse %1").arg(q(gc.function)));
+    toggle->setCursor(Qt::PointingHandCursor);
+    QString name = q(gc.function);
+    if (gc.scope)
+      name = name.section('/', -1);
+    auto* title = new LodTextItem(name + QStringLiteral(" \u00B7 ") + groupCountText(size), box);
+    title->setFont(smallFont());
+    title->setBrush(colors.clusterText);
+    title->setPos(c.x + 16, c.y + 2);
+  });
 
   builder_->addPhase(std::min(g->graph.edges.size(), g->layout.edges.size()), [=](size_t i) {
     const auto& G = g->graph;
@@ -783,17 +1008,32 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
     bool isSelected =
         (n.id == selected_ && beforeSide == selectedBefore_) || (!beforeSide && multi_.count(n.id));
     auto* item = new NodeItem(shape);
+    if (n.kind == NodeKind::Cluster) // a group looks like a stack of boxes
+      item->setPath([&] {
+        QPainterPath stack;
+        stack.addRoundedRect(r.translated(3, 3), 5, 5);
+        return stack.subtracted(shape).united(shape);
+      }());
     item->setPen(nodePen(n, status, isSelected));
     item->setBrush(colors.nodeFill(fillFor(*g, n, *subs)));
     scene->addItem(item);
     (beforeSide ? beforeItems_ : afterItems_)[i] = item;
     item->setData(kIdKey, n.id);
     item->setData(kTypeKey, kNodeType);
-    QString tip = q(n.name) + " : " + q(n.op);
+    const unity::viz::GraphCluster* group =
+        n.kind == NodeKind::Cluster && n.collapsed >= 0 &&
+                n.collapsed < static_cast<int>(G.clusters.size())
+            ? &G.clusters[n.collapsed]
+            : nullptr;
+    QString tip = group && group->scope ? q(group->function) : q(n.name) + " : " + q(n.op);
     if (!n.type.empty())
       tip += "\n" + q(n.type);
-    if (n.kind == NodeKind::Cluster)
-      tip += "\n" + tr("fused group (double-click to expand)");
+    for (const auto& c : n.constants)
+      tip += "\n" + tr("constant operand %1: %2").arg(c.operand).arg(q(c.type));
+    if (group)
+      tip += "\n" +
+             tr("%1, %2 (click \u25B8 or double-click to expand)")
+                 .arg(group->scope ? tr("group") : tr("fused group"), groupCountText(n.members));
     if (!subs->empty() && !(*subs)[n.id].isEmpty())
       tip += "\n" + tr("target: %1").arg((*subs)[n.id]);
     if (auto h = heat_.find(q(n.callee)); h != heat_.end() && !n.callee.empty())
@@ -806,6 +1046,23 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
     double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
     text->setScale(fitScale);
     text->setPos(geo.x - tb.width() * fitScale / 2, geo.y - tb.height() * fitScale / 2);
+    if (group) {
+      // Its last line, "▸ 3 nodes", expands it on a click: a transparent
+      // hit area over that line.
+      const QString label = text->text();
+      const int lines = static_cast<int>(label.count('\n')) + 1;
+      const double lineHeight = tb.height() / lines;
+      const double width = QFontMetricsF(text->font()).horizontalAdvance(label.section('\n', -1));
+      auto* toggle = new QGraphicsRectItem(
+          QRectF(text->pos().x(), text->pos().y() + (lines - 1) * lineHeight * fitScale,
+                 width * fitScale, lineHeight * fitScale),
+          item);
+      toggle->setPen(Qt::NoPen);
+      toggle->setData(kIdKey, n.id);
+      toggle->setData(kTypeKey, kToggleType);
+      toggle->setToolTip(tr("Expand %1").arg(q(group->function)));
+      toggle->setCursor(Qt::PointingHandCursor);
+    }
   });
 }
 
@@ -857,6 +1114,23 @@ bool GraphView::selectByName(const QString& name, bool beforeSide) {
   if (!g || name.isEmpty() || (beforeSide && !diffMode_))
     return false;
   const int node = g->graph.findNode(name.toStdString());
+  if (node < 0 && !beforeSide && !revealing_ && g->flat && !g->flat->hierarchy.empty()) {
+    // Inside a collapsed group: open the groups around it, select it once
+    // that level is laid out.
+    const int full = g->flat->graph.findNode(name.toStdString());
+    const auto& h = g->flat->hierarchy;
+    if (full < 0 || full >= static_cast<int>(h.scopeOf.size()) || h.scopeOf[full] < 0)
+      return false;
+    for (int sc = h.scopeOf[full]; sc >= 0; sc = h.scopes[sc].parent) {
+      expanded_.insert(h.scopes[sc].path);
+      collapsed_.erase(h.scopes[sc].path);
+    }
+    revealName_ = name;
+    refresh();
+    if (after_ && (!diffMode_ || before_)) // laid out before: shown at once
+      selectRevealed();
+    return true;
+  }
   if (node < 0)
     return false;
   if (node == selected_ && beforeSide == selectedBefore_)
@@ -867,6 +1141,15 @@ bool GraphView::selectByName(const QString& name, bool beforeSide) {
     (beforeSide ? beforeView_ : afterView_)
         ->centerOn(g->layout.nodes[node].x, g->layout.nodes[node].y);
   return true;
+}
+
+void GraphView::selectRevealed() {
+  if (revealName_.isEmpty())
+    return;
+  const QString name = std::exchange(revealName_, QString());
+  revealing_ = true; // opened for it: no second reveal if it is still hidden
+  selectByName(name);
+  revealing_ = false;
 }
 
 bool GraphView::selectCaller(const QString& function, bool beforeSide) {
@@ -908,12 +1191,30 @@ bool GraphView::find(const QString& text, bool next) {
       return true;
     }
   }
+  // Not among the shown nodes: the first match inside a collapsed group is
+  // revealed (its groups open).
+  if (after_->flat && !after_->flat->hierarchy.empty()) {
+    const auto& h = after_->flat->hierarchy;
+    const auto& all = after_->flat->graph.nodes;
+    for (size_t i = 0; i < all.size() && i < h.scopeOf.size(); ++i) {
+      const auto& n = all[i];
+      if (h.scopeOf[i] < 0 || n.name.empty())
+        continue;
+      bool hit = q(n.name).contains(text, Qt::CaseInsensitive) ||
+                 q(n.op).contains(text, Qt::CaseInsensitive);
+      for (auto& o : n.origins)
+        hit = hit || q(o).contains(text, Qt::CaseInsensitive);
+      if (hit && after_->graph.findNode(n.name) < 0)
+        return selectByName(q(n.name));
+    }
+  }
   status_->setText(tr("No node matches '%1'").arg(text));
   return false;
 }
 
 void GraphView::showProperties() {
   LaidOutGraphPtr g = selectedBefore_ ? before_ : after_;
+  updatePropertiesPane();
   if (!g || selected_ < 0 || selected_ >= static_cast<int>(g->graph.nodes.size())) {
     properties_->clear();
     return;
@@ -937,6 +1238,10 @@ void GraphView::showProperties() {
     row(tr("line"), QString::number(n.line));
   for (auto& [k, v] : n.attrs)
     row(q(k), q(v));
+  for (const auto& c : n.constants)
+    row(tr("constant %1").arg(c.operand), q(c.type));
+  if (n.kind == NodeKind::Cluster && n.members > 0)
+    row(tr("members"), groupCountText(n.members));
   if (hasDiff_) {
     const auto& st = selectedBefore_ ? diff_.before : diff_.after;
     const auto& match = selectedBefore_ ? diff_.beforeMatch : diff_.afterMatch;
@@ -1063,7 +1368,7 @@ void GraphView::setHeat(const QHash<QString, NodeHeat>& byCallee, const QColor& 
   redraw();
 }
 
-QColor GraphView::fillFor(const LaidOutGraph&, const unity::viz::GraphNode& n,
+QColor GraphView::fillFor(const LaidOutGraph& g, const unity::viz::GraphNode& n,
                           const std::vector<QString>& subs) const {
   const bool isOperator =
       n.kind != NodeKind::Param && n.kind != NodeKind::Output && n.kind != NodeKind::Constant;
@@ -1075,6 +1380,10 @@ QColor GraphView::fillFor(const LaidOutGraph&, const unity::viz::GraphNode& n,
       return heatOthers_;
   }
   QColor pattern(q(unity::viz::nodeColor(n)));
+  if (n.kind == NodeKind::Cluster && n.collapsed >= 0 &&
+      n.collapsed < static_cast<int>(g.graph.clusters.size()) &&
+      g.graph.clusters[n.collapsed].scope)
+    return QColor("#d0ebff"); // a level of the model's hierarchy: light blue
   if (subs.empty() || n.id >= static_cast<int>(subs.size()) || n.kind == NodeKind::Param ||
       n.kind == NodeKind::Output || n.kind == NodeKind::Constant)
     return pattern;

@@ -20,6 +20,23 @@
 // selection, which the target palette's sub-targets accept. With a composite
 // target the nodes are coloured by sub-target ("Colour by target"), else by
 // op pattern.
+//
+// Readability (as Netron and Model Explorer draw models):
+//  - constants are properties of the node that reads them (a line per
+//    weight in its box, listed in its properties) unless "weights as nodes"
+//    is on (setConstantsAsNodes);
+//  - a long graph opens at a readable zoom around the selection or the
+//    graph's start (GraphCanvas::fitReadable), not shrunk to a thin column;
+//    the minimap gives the overview and "Fit" the whole graph;
+//  - groups (fused functions and the model's own name scopes, see
+//    engine/viz/graph_hierarchy.h) show their name and member count, with a
+//    marker that expands or collapses them on click. A big model opens with
+//    its levels collapsed: the worker extracts the full graph once per step
+//    (cached), collapses it to the levels shown and lays out only those
+//    (dot, or the layered layout above 80 nodes with scope groups: dot's
+//    clusters are slow on wide levels). Selecting or finding a node hidden
+//    in a collapsed group opens the groups around it.
+//  - the properties pane is shown only while a node is selected.
 #include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QHash>
@@ -32,6 +49,7 @@
 #include <set>
 
 #include "engine/viz/graph_diff.h"
+#include "engine/viz/graph_hierarchy.h"
 #include "engine/viz/graph_layout.h"
 #include "views/graph_labels.h"
 
@@ -54,14 +72,26 @@ class Session;
 const QFont& smallFont();
 
 /// One laid-out graph: what the worker computes and the cache keeps.
+/// The full graph of one step and its scope tree: extracted once, then
+/// collapsed for every combination of expanded levels.
+struct FlatGraph {
+  unity::viz::DataflowGraph graph;
+  unity::viz::GraphHierarchy hierarchy;
+  std::set<std::string> defaultExpanded; // levels open on first show
+  double extractMs = 0;
+};
+using FlatGraphPtr = std::shared_ptr<const FlatGraph>;
+
 struct LaidOutGraph {
   unity::ir::IRModule module; // keeps the key's module alive
+  FlatGraphPtr flat;          // the full graph this one is collapsed from
   unity::viz::DataflowGraph graph;
   unity::viz::GraphLayout layout;
   std::vector<EdgeLabel> labels; // the edge labels to draw (placed by the worker)
   QString error;                 // extraction/layout failure, shown instead of a graph
   double extractMs = 0;          // time spent extracting the graph (worker thread)
   double labelsMs = 0;           // time spent placing the edge labels (worker thread)
+  double collapseMs = 0;         // time spent collapsing the hierarchy (worker thread)
 };
 using LaidOutGraphPtr = std::shared_ptr<const LaidOutGraph>;
 
@@ -76,8 +106,15 @@ class GraphCanvas : public QGraphicsView {
   Q_OBJECT
 public:
   explicit GraphCanvas(QWidget* parent = nullptr);
+  /// Fits the whole graph (never above natural size).
   void fit();
+  /// Fits the whole graph if it is readable so (zoom >= kReadableZoom), else
+  /// shows `focus` (scene coordinates: the selection, or the graph's start)
+  /// at kReadableZoom near the top of the view. Kept on resize like fit().
+  void fitReadable(const QRectF& focus);
   double zoom() const;
+  /// The zoom at which node labels (11 px) are comfortably legible.
+  static constexpr double kReadableZoom = 0.8;
 
 Q_SIGNALS:
   void nodeClicked(int node);
@@ -105,6 +142,8 @@ protected:
 private:
   bool fitted_ = false;
   QTransform fitTransform_;
+  bool fitReadable_ = false; // the last fit was fitReadable(focus_)
+  QRectF focus_;
 
 private:
   int pressNode_ = -1; // node under a plain press, a drag candidate
@@ -121,15 +160,32 @@ public:
 
   void setDiffMode(bool on);
   bool diffMode() const { return diffMode_; }
-  /// Expands or collapses a fused group (by function name) and redraws.
+  /// Expands or collapses a fused group (by function name) or a scope of
+  /// the model's hierarchy (by path, "/encoder/layer.3") and redraws.
   void setExpanded(const QString& function, bool expanded);
+  /// Whether group `function` (fused function or scope path) is drawn
+  /// expanded in the shown graph.
+  bool isExpanded(const QString& function) const;
+  /// Draw constants as nodes of their own (on) or as properties of the
+  /// nodes that read them (off, the default).
+  void setConstantsAsNodes(bool on);
+  bool constantsAsNodes() const { return constantsAsNodes_; }
+  /// The graph item of node `node` of the shown graph (null when not drawn).
+  QGraphicsItem* nodeItem(int node) const;
+  /// The expand/collapse marker of group `function` in the shown graph
+  /// (on its collapsed node or its expanded box), null when none is drawn.
+  QGraphicsItem* groupToggle(const QString& function) const;
+  /// The properties pane (hidden while nothing is selected).
+  QWidget* propertiesPane() const;
   /// Selects the first node (from `from`+1 on) whose name, op or origins contain `text`.
   bool find(const QString& text, bool next = false);
   void selectNode(int node);
   int selectedNode() const { return selected_; }
   bool selectedIsBefore() const { return selectedBefore_; }
   /// Selects (and centres) the node named `name` in the after graph, or in
-  /// the before graph when `beforeSide`; false when that graph has none.
+  /// the before graph when `beforeSide`; false when that graph has none. A
+  /// node inside collapsed scope groups opens them and is selected once the
+  /// new level is laid out.
   bool selectByName(const QString& name, bool beforeSide = false);
   /// Selects the node that calls module function `function` (a fused group
   /// or a call_tir of it); false when none does.
@@ -236,6 +292,11 @@ private:
   QColor fillFor(const LaidOutGraph& g, const unity::viz::GraphNode& n,
                  const std::vector<QString>& subs) const;
 
+  void updatePropertiesPane();
+  /// Where a long graph opens: the selection, else its first nodes.
+  QRectF focusRect(const LaidOutGraphPtr& g, bool beforeSide) const;
+  QString flatKey(const unity::ir::IRModule& m) const;
+
   Session* session_;
   QComboBox* functions_;
   QCheckBox* diffBox_;
@@ -257,15 +318,23 @@ private:
   std::set<int> multi_; // the multi-selection (after side)
 
   bool diffMode_ = false;
-  std::set<std::string> expanded_;
+  std::set<std::string> expanded_;  // fused groups and scopes opened by the user
+  std::set<std::string> collapsed_; // scopes open by default that the user closed
+  bool constantsAsNodes_ = false;
+  QString revealName_; // selectByName of a node in a collapsed group: select once laid out
+  bool revealing_ = false;
+  void selectRevealed();
   QHash<QString, LaidOutGraphPtr> cache_;
+  QHash<QString, FlatGraphPtr> flat_; // full graphs per (module, function, fused groups)
   LaidOutGraphPtr before_, after_;
   unity::viz::GraphDiff diff_;
   bool hasDiff_ = false;
   int selected_ = -1;
   bool selectedBefore_ = false;
   int pending_ = 0;
-  std::vector<std::shared_ptr<std::atomic<bool>>> cancels_;
+  // Requests in flight by cache key: a refresh that still wants one lets it
+  // finish instead of starting it again.
+  QHash<QString, std::shared_ptr<std::atomic<bool>>> cancels_;
   QString wantAfter_, wantBefore_; // cache keys the view waits for
   double lastDrawMs_ = 0;
   ChunkedBuilder* builder_;

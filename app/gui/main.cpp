@@ -216,12 +216,17 @@ QString describe(const lowerscope::MainWindow& window) {
                      .arg(QFileInfo(session->path()).fileName())
                      .arg(step)
                      .arg(session->stepName(step));
-  if (const lowerscope::LaidOutGraphPtr g = window.graphView()->shown())
-    text += QStringLiteral(", graph of %1: %2 nodes, %3 fused groups%4")
+  if (const lowerscope::LaidOutGraphPtr g = window.graphView()->shown()) {
+    int fused = 0, scopes = 0;
+    for (const auto& c : g->graph.clusters)
+      ++(c.scope ? scopes : fused);
+    text += QStringLiteral(", graph of %1: %2 nodes, %3 fused groups%4%5")
                 .arg(QString::fromStdString(g->graph.function))
                 .arg(g->graph.nodes.size())
-                .arg(g->graph.clusters.size())
+                .arg(fused)
+                .arg(scopes ? QStringLiteral(", %1 scope groups").arg(scopes) : QString())
                 .arg(window.graphView()->diffMode() ? QStringLiteral(", before/after") : QString());
+  }
   const QString function = window.irDiffView()->function();
   text += QStringLiteral("; IR text: %1")
               .arg(function.isEmpty() ? QStringLiteral("whole module") : function);

@@ -52,6 +52,8 @@ constexpr qint64 kMaxTextBytes = 32 * 1024 * 1024;
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kLastDirKey = QStringLiteral("mainWindow/lastOpenDir");
+// View > Weights as Nodes (off: constants are properties of their consumers).
+const QString kWeightsAsNodesKey = QStringLiteral("graph/weightsAsNodes");
 
 bool looksBinary(const QByteArray& bytes) { return bytes.contains('\0'); }
 
@@ -207,6 +209,20 @@ void MainWindow::createMenus() {
     view->addAction(dock->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+  // Weights and constants are drawn inside the node that reads them (as
+  // Netron does); this brings them back as nodes of their own.
+  weightsAsNodesAction_ = view->addAction(tr("&Weights as Nodes"));
+  weightsAsNodesAction_->setObjectName("weightsAsNodes");
+  weightsAsNodesAction_->setCheckable(true);
+  weightsAsNodesAction_->setToolTip(
+      tr("Draw weights and other constants as nodes of their own instead of as properties of "
+         "the node that uses them"));
+  weightsAsNodesAction_->setChecked(QSettings().value(kWeightsAsNodesKey, false).toBool());
+  graphView_->setConstantsAsNodes(weightsAsNodesAction_->isChecked());
+  connect(weightsAsNodesAction_, &QAction::toggled, this, [this](bool on) {
+    QSettings().setValue(kWeightsAsNodesKey, on);
+    graphView_->setConstantsAsNodes(on);
+  });
   QMenu* theme = view->addMenu(tr("&Theme"));
   theme->setObjectName("themeMenu");
   themeGroup_ = new QActionGroup(this);

@@ -84,6 +84,8 @@ public:
   /// View ▸ Theme ▸ Light / Dark / System.
   QAction* themeAction(ThemeChoice choice) const;
   QAction* exportAction() const { return exportAction_; }
+  /// View > Weights as Nodes (persisted; off by default).
+  QAction* weightsAsNodesAction() const { return weightsAsNodesAction_; }
 
   /// Applies a palette to the whole application; `persist` also saves it
   /// in the settings (the menu does; --theme for screenshots does not).
@@ -227,6 +229,7 @@ private:
   QAction* buildAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QAction* weightsAsNodesAction_ = nullptr;
   QActionGroup* themeGroup_ = nullptr;
   QLabel* buildLabel_ = nullptr;
   QProgressBar* buildProgress_ = nullptr;

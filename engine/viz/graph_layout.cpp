@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 
 #include "engine/support/error.h"
@@ -199,15 +200,46 @@ std::string toDot(const DataflowGraph& g, const DotOptions& opts) {
          " ranksep=0.35 nodesep=0.25 fontname=\"DejaVu Sans\" fontsize=10];\n";
   out += "  node [fontname=\"DejaVu Sans\" fontsize=10 margin=\"0.08,0.03\" height=0.3];\n";
   out += "  edge [fontname=\"DejaVu Sans\" fontsize=8 arrowsize=0.6];\n";
+  // Expanded clusters as subgraphs, nested as GraphCluster::parent says
+  // (scope groups hold fused groups and inner scopes).
+  std::vector<std::vector<int>> childClusters(g.clusters.size());
+  std::vector<char> hasContent(g.clusters.size(), 0);
   for (size_t ci = 0; ci < g.clusters.size(); ++ci) {
     const GraphCluster& c = g.clusters[ci];
-    if (!c.expanded || c.members.empty())
+    if (!c.expanded)
       continue;
-    out += "  subgraph cluster_" + std::to_string(ci) + " {\n";
-    out += "    label=\"" + escape(c.function) + "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
+    if (c.parent >= 0 && static_cast<size_t>(c.parent) < g.clusters.size())
+      childClusters[c.parent].push_back(static_cast<int>(ci));
+  }
+  for (size_t ci = g.clusters.size(); ci-- > 0;) { // children have larger indices
+    const GraphCluster& c = g.clusters[ci];
+    hasContent[ci] = c.expanded && !c.members.empty();
+    for (int child : childClusters[ci])
+      hasContent[ci] = hasContent[ci] || hasContent[child];
+  }
+  std::function<void(int, const std::string&)> writeCluster = [&](int ci,
+                                                                  const std::string& indent) {
+    const GraphCluster& c = g.clusters[ci];
+    out += indent + "subgraph cluster_" + std::to_string(ci) + " {\n";
+    // The title the view draws ("layer.3 · 2162 nodes"), so the box is wide
+    // enough for it.
+    std::string title = c.scope ? c.function.substr(c.function.rfind('/') + 1) : c.function;
+    if (c.size > 0)
+      title += " \xC2\xB7 " + std::to_string(c.size) + " nodes";
+    out +=
+        indent + "  label=\"" + escape(title) + "\" style=\"rounded,dashed\" color=\"#868e96\";\n";
+    for (int child : childClusters[ci])
+      if (hasContent[child])
+        writeCluster(child, indent + "  ");
     for (int m : c.members)
-      writeNode(out, g.nodes[m], "    ", opts.sizedNodes);
-    out += "  }\n";
+      writeNode(out, g.nodes[m], indent + "  ", opts.sizedNodes);
+    out += indent + "}\n";
+  };
+  for (size_t ci = 0; ci < g.clusters.size(); ++ci) {
+    const GraphCluster& c = g.clusters[ci];
+    if (hasContent[ci] && (c.parent < 0 || static_cast<size_t>(c.parent) >= g.clusters.size() ||
+                           !g.clusters[c.parent].expanded))
+      writeCluster(static_cast<int>(ci), "  ");
   }
   for (auto& n : g.nodes)
     if (n.cluster < 0)
@@ -376,18 +408,23 @@ std::optional<GraphLayout> GraphvizLayouter::layout(const DataflowGraph& g,
   }
 
   L.clusters.resize(g.clusters.size());
-  for (int i = 1; i <= GD_n_cluster(ag); ++i) {
-    Agraph_t* sg = GD_clust(ag)[i];
-    std::string name = agnameof(sg);
-    if (name.rfind("cluster_", 0) != 0)
-      continue;
-    size_t index = std::strtoul(name.c_str() + 8, nullptr, 10);
-    if (index >= L.clusters.size())
-      continue;
-    boxf cb = GD_bb(sg);
-    Point tl = flip(pointf{cb.LL.x, cb.UR.y});
-    L.clusters[index] = {tl.x, tl.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
-  }
+  // Nested clusters (scope groups) are listed under their parent's subgraph.
+  std::function<void(Agraph_t*)> readClusters = [&](Agraph_t* parent) {
+    for (int i = 1; i <= GD_n_cluster(parent); ++i) {
+      Agraph_t* sg = GD_clust(parent)[i];
+      readClusters(sg);
+      std::string name = agnameof(sg);
+      if (name.rfind("cluster_", 0) != 0)
+        continue;
+      size_t index = std::strtoul(name.c_str() + 8, nullptr, 10);
+      if (index >= L.clusters.size())
+        continue;
+      boxf cb = GD_bb(sg);
+      Point tl = flip(pointf{cb.LL.x, cb.UR.y});
+      L.clusters[index] = {tl.x, tl.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
+    }
+  };
+  readClusters(ag);
   return L;
 }
 

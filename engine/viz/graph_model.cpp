@@ -11,6 +11,7 @@
 #include "engine/viz/graph_model.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/ir/functor.h"
 #include "engine/ir/structural.h"
@@ -40,7 +41,63 @@ const char* nodeKindName(NodeKind k) {
   return "?";
 }
 
-std::string GraphNode::label() const {
+std::string compactType(const std::string& type) {
+  static const std::pair<const char*, const char*> kDtypes[] = {
+      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"},
+      {"float64", "f64"}, {"int64", "i64"},   {"int32", "i32"},
+      {"int8", "i8"},     {"uint8", "u8"},    {"bool", "bool"}};
+  auto dtype = [](const std::string& d) -> std::string {
+    for (auto& [longName, shortName] : kDtypes)
+      if (d == longName)
+        return shortName;
+    return d;
+  };
+  if (type.empty() || type.front() != '(')
+    return dtype(type);
+  size_t close = type.find(')');
+  if (close == std::string::npos || type.find('(', 1) != std::string::npos ||
+      close + 1 >= type.size() || type[close + 1] != ' ')
+    return type;
+  std::string dims;
+  for (char c : type.substr(1, close - 1)) {
+    if (c == ' ')
+      continue;
+    if (c == ',')
+      dims += "\xC3\x97"; // ×
+    else
+      dims += c;
+  }
+  if (dims.size() >= 2 && dims.compare(dims.size() - 2, 2, "\xC3\x97") == 0)
+    dims.resize(dims.size() - 2); // "(16,)"
+  return (dims.empty() ? "scalar" : dims) + " " + dtype(type.substr(close + 2));
+}
+
+namespace {
+
+std::string withProperties(std::string label, const GraphNode& n) {
+  for (size_t i = 0; i < n.constants.size() && i < GraphNode::kLabelConstants; ++i)
+    label += "\n\xE2\x97\x86 " + compactType(n.constants[i].type); // ◆
+  if (n.constants.size() > GraphNode::kLabelConstants)
+    label += "\n+" + std::to_string(n.constants.size() - GraphNode::kLabelConstants) + " constants";
+  if (n.kind == NodeKind::Cluster && n.members > 0)
+    label += "\n\xE2\x96\xB8 " + std::to_string(n.members) + (n.members == 1 ? " node" : " nodes");
+  return label;
+}
+
+std::string baseLabel(const GraphNode& n);
+
+} // namespace
+
+std::string GraphNode::label() const { return withProperties(baseLabel(*this), *this); }
+
+namespace {
+
+std::string baseLabel(const GraphNode& n) {
+  const auto& kind = n.kind;
+  const auto& name = n.name;
+  const auto& op = n.op;
+  const auto& callee = n.callee;
+  const auto& attrs = n.attrs;
   if (kind == NodeKind::Param || kind == NodeKind::Output || name == op || op.empty())
     return name.empty() ? op : name;
   // A call_tir says what it calls: "c1\nconv2d" rather than "c1\ncall_tir".
@@ -57,6 +114,8 @@ std::string GraphNode::label() const {
     return what;
   return name + "\n" + what;
 }
+
+} // namespace
 
 int DataflowGraph::findNode(const std::string& name) const {
   for (auto& n : nodes)
@@ -189,7 +248,7 @@ private:
   void edge(int from, int to, const std::string& label) {
     if (from < 0 || to < 0 || from == to)
       return;
-    if (!edgeSet_.insert({from, to}).second)
+    if (!edgeSet_.insert((uint64_t(uint32_t(from)) << 32) | uint32_t(to)).second)
       return;
     g_.edges.push_back({from, to, label});
   }
@@ -229,14 +288,42 @@ private:
       if (isa<VarNode>(e) || isa<Constant>(e))
         operands.push_back(e);
     });
-    for (auto& e : operands)
-      edge(sourceOf(e, cluster), to, typeLabel(e->sinfo));
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const Expr& e = operands[i];
+      if (!opts_.constants && isa<Constant>(e))
+        g_.nodes[to].constants.push_back({static_cast<int>(i), typeLabel(e->sinfo)});
+      else
+        edge(sourceOf(e, cluster), to, typeLabel(e->sinfo));
+    }
+  }
+
+  /// How many nodes a collapsed group stands for: the callee's bindings,
+  /// or a fused PrimFunc's leaf blocks.
+  static int memberCount(const BaseFunc& callee) {
+    int count = 0;
+    if (auto* fn = as<Function>(callee)) {
+      if (auto* seq = as<SeqExpr>(fn->body))
+        for (auto& block : seq->blocks)
+          count += static_cast<int>(block->bindings.size());
+    } else if (auto* pf = as<PrimFunc>(callee)) {
+      walkStmt(pf->body, [&](const Stmt& s) {
+        if (auto* blk = as<Block>(s)) {
+          bool leaf = true;
+          walkStmt(blk->body, [&](const Stmt& inner) { leaf = leaf && !isa<Block>(inner); });
+          count += leaf;
+        }
+      });
+    }
+    return count;
   }
 
   void emitBlocks(const SeqExpr& seq, int cluster) {
     for (auto& block : seq.blocks)
-      for (auto& b : block->bindings)
+      for (auto& b : block->bindings) {
+        if (opts_.cancel && (++emitted_ & 255) == 0 && opts_.cancel->load())
+          return; // the caller drops the graph
         emitBinding(b, cluster);
+      }
   }
 
   void describe(const Expr& value, GraphNode& n) {
@@ -330,6 +417,8 @@ private:
       }
       n.kind = NodeKind::Cluster;
       n.collapsed = ci;
+      n.members = memberCount(callee);
+      g_.clusters[ci].size = n.members;
       int id = add(std::move(n));
       g_.clusters[ci].node = id;
       connectOperands(b->value, id, -1);
@@ -431,7 +520,8 @@ private:
   const ExtractOptions& opts_;
   DataflowGraph g_;
   std::unordered_map<const VarNode*, int> producer_;
-  std::set<std::pair<int, int>> edgeSet_;
+  std::unordered_set<uint64_t> edgeSet_; // (from << 32 | to): one edge per pair
+  size_t emitted_ = 0;
 };
 
 } // namespace

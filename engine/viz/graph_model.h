@@ -15,6 +15,13 @@
 // caller's producers and consumers. A fused PrimFunc expands into its blocks,
 // connected through the buffers they write and read. Only one level is
 // expanded at a time: nested groups inside an expanded one stay collapsed.
+//
+// Constants can instead be properties of the node that uses them
+// (ExtractOptions::constants off): no node, no edge, and the consumer lists
+// them in GraphNode::constants (operand position, shape and dtype), as
+// Netron draws weights inside the operator's box. Its label then carries one
+// short line per constant, so the box is sized for them.
+#include <atomic>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -35,6 +42,12 @@ enum class NodeKind {
 };
 const char* nodeKindName(NodeKind k);
 
+/// A constant operand drawn as a property of its consumer.
+struct ConstantOperand {
+  int operand = 0;  // position among the consumer's operands (0-based)
+  std::string type; // "(16, 3, 3, 3) float32"
+};
+
 struct GraphNode {
   int id = 0;
   NodeKind kind = NodeKind::Op;
@@ -50,9 +63,14 @@ struct GraphNode {
   int collapsed = -1;               // for NodeKind::Cluster: its index in DataflowGraph::clusters
   uint64_t key = 0; // structural key: equal for bindings that compute the same thing
   ir::Expr value;   // the bound value (a binding) or the constant; null otherwise
+  std::vector<ConstantOperand> constants; // constants it reads, when not drawn as nodes
+  int members = 0;                        // NodeKind::Cluster: how many nodes the group stands for
 
-  /// What the graph shows in the box: name and op on two lines.
+  /// What the graph shows in the box: name and op on two lines, then one
+  /// line per constant property (at most kLabelConstants) and, for a
+  /// collapsed group, its member count.
   std::string label() const;
+  static constexpr size_t kLabelConstants = 3;
 };
 
 struct GraphEdge {
@@ -61,11 +79,14 @@ struct GraphEdge {
 };
 
 struct GraphCluster {
-  std::string function; // the fused function's name in the module
+  std::string function; // the fused function's name, or the scope's path ("/encoder/layer.3")
   bool expanded = false;
   int node = -1;            // collapsed: the node that stands for it
-  std::vector<int> members; // expanded: its nodes
+  std::vector<int> members; // expanded: its nodes (direct members, not nested groups')
   int opPattern = -1;
+  bool scope = false; // a level of the model's own hierarchy (graph_hierarchy.h)
+  int size = 0;       // how many nodes it holds (all levels below it)
+  int parent = -1;    // expanded scope group that contains this one, -1 none
 };
 
 struct DataflowGraph {
@@ -82,8 +103,15 @@ struct DataflowGraph {
 
 struct ExtractOptions {
   std::set<std::string> expanded; // fused functions to show expanded
-  bool constants = true;          // draw constant operands as nodes
+  bool constants = true;          // draw constant operands as nodes (else GraphNode::constants)
+  /// Checked every few hundred bindings: once set, extraction stops early
+  /// and returns an incomplete graph, which the caller drops.
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+/// "(16, 3, 3, 3) float32" -> "16×3×3×3 f32" (UTF-8), "float32" -> "f32";
+/// anything else unchanged.
+std::string compactType(const std::string& type);
 
 /// The graph of graph-level function `function` of `m`. Throws unity::Error
 /// when there is no such function or it is not a graph-level Function.

@@ -588,6 +588,24 @@ std::optional<GraphLayout> LayeredLayouter::layout(const DataflowGraph& dg,
     L.clusters[c] = {x0 - kClusterPad, y0 - kClusterPad - kClusterTitle, x1 - x0 + 2 * kClusterPad,
                      y1 - y0 + 2 * kClusterPad + kClusterTitle};
   }
+  // Nested groups (scopes around fused groups and inner scopes): a parent's
+  // box takes in its children's, innermost first (children come later).
+  for (size_t c = dg.clusters.size(); c-- > 0;) {
+    const int parent = dg.clusters[c].parent;
+    if (parent < 0 || parent >= static_cast<int>(dg.clusters.size()) || L.clusters[c].width <= 0)
+      continue;
+    ClusterGeometry& p = L.clusters[parent];
+    const ClusterGeometry& k = L.clusters[c];
+    const double kx0 = k.x - kClusterPad, ky0 = k.y - kClusterPad - kClusterTitle;
+    const double kx1 = k.x + k.width + kClusterPad, ky1 = k.y + k.height + kClusterPad;
+    if (p.width <= 0) {
+      p = {kx0, ky0, kx1 - kx0, ky1 - ky0};
+      continue;
+    }
+    const double x0 = std::min(p.x, kx0), y0 = std::min(p.y, ky0);
+    const double x1 = std::max(p.x + p.width, kx1), y1 = std::max(p.y + p.height, ky1);
+    p = {x0, y0, x1 - x0, y1 - y0};
+  }
 
   // Top-to-bottom coordinates to the requested direction.
   auto map = [&](Point p) -> Point {

@@ -7,16 +7,25 @@ set(GUI_SHOTS "${CMAKE_CURRENT_BINARY_DIR}/gui_shots")
 file(MAKE_DIRECTORY "${GUI_SHOTS}")
 set(SHOT_MLP "${PROJECT_SOURCE_DIR}/resources/examples/mlp.uir")
 set(SHOT_CNN "${PROJECT_SOURCE_DIR}/resources/examples/cnn.uir")
+set(SHOT_RESNET "${PROJECT_SOURCE_DIR}/docs/images/resnet_cnn.onnx")
 set(CHECK_SCREENSHOT "${CMAKE_CURRENT_SOURCE_DIR}/check_screenshot.cmake")
 
 add_test(NAME gui_screenshot_open COMMAND ${CMAKE_COMMAND}
   -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
   "-DARGS=--open|${SHOT_MLP}" -DOUT=${GUI_SHOTS}/open_mlp.png -DSIZE=1400x900
-  "-DEXPECT_TEXT=mlp.uir at step 0 (Input)|graph of main: 11 nodes|IR text: whole module"
+  "-DEXPECT_TEXT=mlp.uir at step 0 (Input)|graph of main: 7 nodes|IR text: whole module"
   -P ${CHECK_SCREENSHOT})
 # cnn after FuseOps (as in cli_render_png_after_fuse; step numbers follow the
 # default pipeline, so the tests name the pass): the fused groups
 # are clusters, shown before/after.
+# The 38-node residual CNN of docs/gui.md ("Reading a graph") at a late
+# pass: its ONNX scopes are groups, its fused groups collapsed.
+add_test(NAME gui_screenshot_scopes COMMAND ${CMAKE_COMMAND}
+  -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+  "-DARGS=--open|${SHOT_RESNET}|--pass|FuseTIR" -DOUT=${GUI_SHOTS}/resnet_fusetir.png
+  -DSIZE=1400x900
+  "-DEXPECT_TEXT=resnet_cnn.onnx at step |(FuseTIR)|fused groups|scope groups|before/after"
+  -P ${CHECK_SCREENSHOT})
 add_test(NAME gui_screenshot_build_pass COMMAND ${CMAKE_COMMAND}
   -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
   "-DARGS=--open|${SHOT_CNN}|--build|--pass|FuseOps" -DOUT=${GUI_SHOTS}/cnn_fuse.png
@@ -46,7 +55,7 @@ add_test(NAME gui_build_needs_open COMMAND ${CMAKE_COMMAND}
   -P ${RUN_AND_CHECK})
 set_tests_properties(gui_screenshot_open gui_screenshot_build_pass gui_screenshot_pass_function
   gui_screenshot_unknown_pass gui_screenshot_unknown_function gui_build_needs_open
-  PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 120)
+  gui_screenshot_scopes PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" LABELS gui TIMEOUT 120)
 
 if(XVFB_RUN)
   add_test(NAME gui_screenshot_build_pass_xvfb COMMAND ${CMAKE_COMMAND}
@@ -55,7 +64,13 @@ if(XVFB_RUN)
     "-DARGS=--open|${SHOT_CNN}|--pass|FuseOps" -DOUT=${GUI_SHOTS}/cnn_fuse_xvfb.png
     -DSIZE=1280x800 "-DEXPECT_TEXT=(FuseOps)|cnn.uir at step |before/after"
     -P ${CHECK_SCREENSHOT})
-  set_tests_properties(gui_screenshot_build_pass_xvfb PROPERTIES
+  add_test(NAME gui_screenshot_scopes_xvfb COMMAND ${CMAKE_COMMAND}
+    -DLOWERSCOPE=$<TARGET_FILE:lowerscope> -DPNG_CHECK=$<TARGET_FILE:png_check>
+    "-DLAUNCHER=${XVFB_RUN}|-a|-s|-screen 0 1600x1200x24"
+    "-DARGS=--open|${SHOT_RESNET}|--pass|FuseTIR" -DOUT=${GUI_SHOTS}/resnet_fusetir_xvfb.png
+    -DSIZE=1400x900 "-DEXPECT_TEXT=(FuseTIR)|scope groups|before/after"
+    -P ${CHECK_SCREENSHOT})
+  set_tests_properties(gui_screenshot_build_pass_xvfb gui_screenshot_scopes_xvfb PROPERTIES
     ENVIRONMENT "QT_QPA_PLATFORM=xcb"
     ENVIRONMENT_MODIFICATION "WAYLAND_DISPLAY=unset:"
     LABELS gui TIMEOUT 120)

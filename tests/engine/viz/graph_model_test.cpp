@@ -64,6 +64,48 @@ TEST(VizGraphModel, ConstantsCanBeHidden) {
   EXPECT_EQ(g.edges.size(), 6u);
 }
 
+TEST(VizGraphModel, HiddenConstantsArePropertiesOfTheirConsumers) {
+  ExtractOptions o;
+  o.constants = false;
+  DataflowGraph g = extractGraph(example("mlp.uir"), "main", o);
+  EXPECT_EQ(countKind(g, NodeKind::Constant), 0);
+  // lv0 = matmul(x, w0): the weight is its operand 1, listed with its type.
+  const int lv0 = g.findNode("lv0");
+  ASSERT_GE(lv0, 0);
+  ASSERT_EQ(g.nodes[lv0].constants.size(), 1u);
+  EXPECT_EQ(g.nodes[lv0].constants[0].operand, 1);
+  EXPECT_EQ(g.nodes[lv0].constants[0].type, "(784, 128) float32");
+  // The box says so in short form, on a line of its own.
+  EXPECT_EQ(g.nodes[lv0].label(), "lv0\nmatmul\n\u25C6 784\u00D7128 f32");
+  // relu reads no constant.
+  EXPECT_TRUE(g.nodes[g.findNode("lv2")].constants.empty());
+  // With constants as nodes, nothing is listed on the consumer.
+  DataflowGraph shown = extractGraph(example("mlp.uir"), "main");
+  for (auto& n : shown.nodes)
+    EXPECT_TRUE(n.constants.empty()) << n.name;
+}
+
+TEST(VizGraphModel, CompactTypes) {
+  EXPECT_EQ(compactType("(16, 3, 3, 3) float32"), "16\u00D73\u00D73\u00D73 f32");
+  EXPECT_EQ(compactType("(16,) float16"), "16 f16");
+  EXPECT_EQ(compactType("() int64"), "scalar i64");
+  EXPECT_EQ(compactType("int32"), "i32");
+  EXPECT_EQ(compactType("((1, 2) float32, (3,) float32)"), "((1, 2) float32, (3,) float32)");
+}
+
+TEST(VizGraphModel, CollapsedFusedGroupCountsItsMembers) {
+  ir::IRModule fused = aroundPass("mlp.uir", "FuseOps").second;
+  DataflowGraph g = extractGraph(fused, "main");
+  const int lv2 = g.findNode("lv2");
+  ASSERT_GE(lv2, 0);
+  ASSERT_EQ(g.nodes[lv2].kind, NodeKind::Cluster);
+  EXPECT_EQ(g.nodes[lv2].members, 3); // matmul, add, relu
+  EXPECT_EQ(g.clusters[g.nodes[lv2].collapsed].size, 3);
+  const std::string label = g.nodes[lv2].label();
+  EXPECT_NE(label.find("fused_matmul_add_relu"), std::string::npos) << label;
+  EXPECT_NE(label.find("3 nodes"), std::string::npos) << label;
+}
+
 TEST(VizGraphModel, BadFunctionIsAnError) {
   ir::IRModule m = example("call_tir.uir");
   EXPECT_THROW(extractGraph(m, "nope"), Error);
