@@ -90,11 +90,6 @@ Expr dimScalar(NodeContext& c, const PrimExpr& d) {
   return c.op("reshape", {t.expr, shapeOf({})}).expr;
 }
 
-bool isConstInt(const PrimExpr& e, int64_t v) {
-  auto k = asConstInt(e);
-  return k && *k == v;
-}
-
 PrimExpr product(const std::vector<PrimExpr>& dims, size_t from, size_t to) {
   PrimExpr p = intImm(1);
   for (size_t k = from; k < to; ++k)
@@ -265,6 +260,141 @@ void convertUnique(NodeContext& c) {
   c.output(3, counts);
 }
 
+/// NonMaxSuppression. Per (batch, class), boxes are ranked by score
+/// (descending, ties by lower index); a box is a candidate when its score
+/// exceeds score_threshold; greedy selection keeps a candidate unless a
+/// kept box ranked before it overlaps it with IoU > iou_threshold (boxes of
+/// zero area or with no intersection never suppress). Greedy selection is
+/// sequential, so it is computed as a fixed-point iteration over the
+/// (N, N) suppression matrix: keep_{t+1}[i] = cand[i] and no j with
+/// S[j, i] and keep_t[j]; after t steps the first t boxes in rank order are
+/// final, so N steps (N static) give the greedy result. Then the first
+/// max_output_boxes_per_class kept boxes (in rank order) are selected and
+/// compacted, ordered by batch, class and rank, into (K, 3) rows
+/// [batch, class, box] with K a fresh shape variable. The thresholds and the
+/// limit are read at run time.
+void convertNonMaxSuppression(NodeContext& c) {
+  constexpr int64_t kMaxBoxes = 256;
+  if (c.rank(0) != 3 || c.rank(1) != 3)
+    c.unsupported("boxes must be (B, N, 4) and scores (B, C, N)");
+  auto bd = c.shape(0), sd = c.shape(1);
+  auto four = asConstInt(bd[2]);
+  if (!four || *four != 4)
+    c.unsupported("boxes must have 4 coordinates in their last dim");
+  auto nStatic = asConstInt(bd[1]);
+  if (!nStatic)
+    c.unsupported("the number of boxes N must be static (the greedy selection is unrolled N "
+                  "times)");
+  if (*nStatic > kMaxBoxes)
+    c.unsupported("more than " + std::to_string(kMaxBoxes) + " boxes (" + std::to_string(*nStatic) +
+                  "; the greedy selection is unrolled N times)");
+  DataType dt = c.dtype(0);
+  if (!dt.isFloat() || !(c.dtype(1) == dt))
+    c.unsupported("boxes and scores must be float of the same type");
+  PrimExpr B = bd[0], N = bd[1], C = sd[1];
+  int64_t centerBox = c.attrInt("center_point_box", 0);
+  if (centerBox != 0 && centerBox != 1)
+    c.unsupported("center_point_box must be 0 or 1");
+  auto k = [&](double v) { return NodeContext::scalar(v, dt).expr; };
+  auto coord = [&](int64_t i) {
+    Value t = c.op("take", {c.expr(0), NodeContext::constant(int64Tensor({i}, {1})).expr},
+                   {{"axis", int64_t(2)}});
+    return c.op("reshape", {t.expr, shapeOf({B, N})});
+  };
+  Value x1, y1, x2, y2; // min and max corners, (B, N)
+  if (centerBox == 0) {
+    Value a0 = coord(0), a1 = coord(1), a2 = coord(2), a3 = coord(3);
+    y1 = c.op("minimum", {a0.expr, a2.expr});
+    y2 = c.op("maximum", {a0.expr, a2.expr});
+    x1 = c.op("minimum", {a1.expr, a3.expr});
+    x2 = c.op("maximum", {a1.expr, a3.expr});
+  } else {
+    Value xc = coord(0), yc = coord(1);
+    Value hw = c.op("divide", {coord(2).expr, k(2)}), hh = c.op("divide", {coord(3).expr, k(2)});
+    x1 = c.op("subtract", {xc.expr, hw.expr});
+    x2 = c.op("add", {xc.expr, hw.expr});
+    y1 = c.op("subtract", {yc.expr, hh.expr});
+    y2 = c.op("add", {yc.expr, hh.expr});
+  }
+  // Pairwise (B, N, N): [b, j, i] with j the suppressor.
+  auto asJ = [&](const Value& v) { return c.op("reshape", {v.expr, shapeOf({B, N, intImm(1)})}); };
+  auto asI = [&](const Value& v) { return c.op("reshape", {v.expr, shapeOf({B, intImm(1), N})}); };
+  auto extent = [&](const Value& lo, const Value& hi) {
+    Value a = c.op("minimum", {asJ(hi).expr, asI(hi).expr});
+    Value b = c.op("maximum", {asJ(lo).expr, asI(lo).expr});
+    return c.op("maximum", {c.op("subtract", {a.expr, b.expr}).expr, k(0)});
+  };
+  Value inter = c.op("multiply", {extent(x1, x2).expr, extent(y1, y2).expr});
+  Value area = c.op("multiply", {c.op("subtract", {x2.expr, x1.expr}).expr,
+                                 c.op("subtract", {y2.expr, y1.expr}).expr});
+  Value uni = c.op("subtract", {c.op("add", {asJ(area).expr, asI(area).expr}).expr, inter.expr});
+  Value iouThr = c.has(3) ? c.op("reshape", {c.expr(3), shapeOf({})}) : Value{k(0), {}, {}, {}};
+  Value overlap = c.op("greater", {c.op("divide", {inter.expr, uni.expr}).expr, iouThr.expr});
+  Value positive = c.op("logical_and", {c.op("greater", {asJ(area).expr, k(0)}).expr,
+                                        c.op("greater", {asI(area).expr, k(0)}).expr});
+  positive = c.op("logical_and", {positive.expr, c.op("greater", {inter.expr, k(0)}).expr});
+  Value sup = c.op("logical_and", {overlap.expr, positive.expr}); // (B, N, N)
+  sup = c.op("reshape", {sup.expr, shapeOf({B, intImm(1), N, N})});
+  // Rank order per (b, c): before[b, c, j, i] = s[j] > s[i] or (== and j < i).
+  Value sj = c.op("reshape", {c.expr(1), shapeOf({B, C, N, intImm(1)})});
+  Value si = c.op("reshape", {c.expr(1), shapeOf({B, C, intImm(1), N})});
+  Value idx = iotaN(c, N);
+  Value jLess = c.op("less", {c.op("reshape", {idx.expr, shapeOf({N, intImm(1)})}).expr,
+                              c.op("reshape", {idx.expr, shapeOf({intImm(1), N})}).expr});
+  Value before =
+      c.op("logical_or",
+           {c.op("greater", {sj.expr, si.expr}).expr,
+            c.op("logical_and", {c.op("equal", {sj.expr, si.expr}).expr, jLess.expr}).expr});
+  Value beforeI = asI64(c, before);                                 // (B, C, N, N)
+  Value S = asI64(c, c.op("logical_and", {before.expr, sup.expr})); // (B, C, N, N)
+  Value cand;
+  if (c.has(4)) {
+    Value thr = c.op("reshape", {c.expr(4), shapeOf({})});
+    cand = c.op("greater", {c.expr(1), thr.expr});
+  } else {
+    cand =
+        c.op("broadcast_to", {NodeContext::scalar(1, DataType::Bool()).expr, shapeOf({B, C, N})});
+  }
+  Value keep = cand;
+  for (int64_t t = 0; t < *nStatic; ++t) {
+    Value kj = c.op("reshape", {asI64(c, keep).expr, shapeOf({B, C, N, intImm(1)})});
+    Value hits = c.op("sum", {c.op("multiply", {S.expr, kj.expr}).expr},
+                      {{"axis", std::vector<int64_t>{2}}});
+    keep = c.op("logical_and", {cand.expr, c.op("equal", {hits.expr, i64(0)}).expr});
+  }
+  // Rank among the kept boxes, and the per-class limit (absent or 0: none).
+  Value keepI = asI64(c, keep);
+  Value kj = c.op("reshape", {keepI.expr, shapeOf({B, C, N, intImm(1)})});
+  Value selRank = c.op("sum", {c.op("multiply", {beforeI.expr, kj.expr}).expr},
+                       {{"axis", std::vector<int64_t>{2}}}); // (B, C, N)
+  Value limit =
+      c.has(2) ? c.op("reshape", {asI64(c, c.in(2)).expr, shapeOf({})}) : Value{i64(0), {}, {}, {}};
+  Value fin = c.op("logical_and", {keep.expr, c.op("less", {selRank.expr, limit.expr}).expr});
+  Value finI = asI64(c, fin);
+  // Output position: kept boxes of earlier (b, c) groups, then the rank.
+  PrimExpr G = foldMul(B, C), L = foldMul(G, N);
+  Value perGroup = c.op("sum", {c.op("reshape", {finI.expr, shapeOf({G, N})}).expr},
+                        {{"axis", std::vector<int64_t>{1}}});
+  Value offset = c.op("cumsum", {perGroup.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+  Value pos = c.op("add", {c.op("reshape", {selRank.expr, shapeOf({G, N})}).expr,
+                           c.op("reshape", {offset.expr, shapeOf({G, intImm(1)})}).expr});
+  Value finFlat = c.op("reshape", {fin.expr, shapeOf({L})});
+  PrimExpr K = countVar(c, c.op("reshape", {finI.expr, shapeOf({L})}), c.node.output(0) + "_count");
+  Value flat = compact(c, finFlat, c.op("reshape", {pos.expr, shapeOf({L})}), L, K);
+  Value cn = c.op("floor_divide", {flat.expr, dimScalar(c, foldMul(C, N))});
+  Value cls =
+      c.op("mod", {c.op("floor_divide", {flat.expr, dimScalar(c, N)}).expr, dimScalar(c, C)});
+  Value box = c.op("mod", {flat.expr, dimScalar(c, N)});
+  std::vector<Expr> cols;
+  std::vector<StructInfo> infos;
+  for (auto& v : {cn, cls, box}) {
+    Value e = c.op("expand_dims", {v.expr}, {{"axis", std::vector<int64_t>{1}}});
+    cols.push_back(e.expr);
+    infos.push_back(e.sinfo);
+  }
+  c.output(0, c.op("concat", {make<Tuple>(cols, tupleSInfo(infos))}, {{"axis", int64_t(1)}}));
+}
+
 } // namespace
 
 /// TopK's converter calls this when K is not a constant.
@@ -276,6 +406,7 @@ void addDataDependentConverters(ConverterTable& t) {
   t["NonZero"] = {convertNonZero, {}};
   t["Compress"] = {convertCompress, {"axis"}};
   t["Unique"] = {convertUnique, {"axis", "sorted"}};
+  t["NonMaxSuppression"] = {convertNonMaxSuppression, {"center_point_box"}};
 }
 
 } // namespace unity::frontend::detail
