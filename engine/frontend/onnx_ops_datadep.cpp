@@ -34,11 +34,8 @@ Expr shapeOf(std::vector<PrimExpr> dims) { return make<ShapeExpr>(std::move(dims
 
 Expr i64(int64_t v) { return NodeContext::scalar(static_cast<double>(v), DataType::Int64()).expr; }
 
-/// 0, 1, ..., n-1 as int64 (an exclusive running sum of ones).
-Value iotaN(NodeContext& c, const PrimExpr& n) {
-  Value ones = c.op("broadcast_to", {i64(1), shapeOf({n})});
-  return c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
-}
+/// 0, 1, ..., n-1 as int64 (R.arange).
+Value iotaN(NodeContext& c, const PrimExpr& n) { return c.op("arange", {shapeOf({n})}); }
 
 Value asI64(NodeContext& c, const Value& v) {
   return c.op("astype", {v.expr}, {{"dtype", DataType::Int64()}});
