@@ -288,6 +288,13 @@ void convertNonMaxSuppression(NodeContext& c) {
   DataType dt = c.dtype(0);
   if (!dt.isFloat() || !(c.dtype(1) == dt))
     c.unsupported("boxes and scores must be float of the same type");
+  for (auto [b, s] : {std::pair{0, 0}, std::pair{1, 2}}) {
+    auto x = asConstInt(bd[b]), y = asConstInt(sd[s]);
+    if (x && y && *x != *y)
+      c.unsupported("scores " + std::string(s == 0 ? "batch " : "box count ") + std::to_string(*y) +
+                    " differs from the boxes' " + std::to_string(*x) +
+                    " (boxes are (B, N, 4), scores (B, C, N))");
+  }
   PrimExpr B = bd[0], N = bd[1], C = sd[1];
   int64_t centerBox = c.attrInt("center_point_box", 0);
   if (centerBox != 0 && centerBox != 1)

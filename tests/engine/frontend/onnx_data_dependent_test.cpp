@@ -311,3 +311,19 @@ TEST(OnnxDataDependent, NonMaxSuppressionAtTwoContents) {
     EXPECT_EQ(ints(y[0]), want);
   }
 }
+
+TEST(OnnxDataDependent, NonMaxSuppressionWithMismatchedScoresIsRefusedNamingTheNode) {
+  OnnxModelBuilder b;
+  b.input("boxes", {int64_t(2), int64_t(5), int64_t(4)});
+  b.input("scores", {int64_t(2), int64_t(1), int64_t(6)});
+  b.node("NonMaxSuppression", {"boxes", "scores"}, {"sel"}, "nms");
+  b.output("sel");
+  try {
+    frontend::importOnnxBytes(b.bytes());
+    FAIL() << "6 scores for 5 boxes were accepted";
+  } catch (const Error& e) {
+    std::string msg = e.message();
+    EXPECT_NE(msg.find("nms"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("box count 6 differs from the boxes' 5"), std::string::npos) << msg;
+  }
+}
