@@ -161,6 +161,11 @@ void addQuantConverters(ConverterTable& t);
 void addSamplingConverters(ConverterTable& t);
 void addSignalConverters(ConverterTable& t);
 void addTextConverters(ConverterTable& t);
+void addDataDependentConverters(ConverterTable& t);
+/// ai.onnx.preview.training optimizers, keyed "ai.onnx.preview.training.Op".
+void addTrainingConverters(ConverterTable& t);
+/// TopK whose K is not known at import time (onnx_ops_datadep.cpp).
+void convertTopKComputedK(NodeContext& c, int axis, bool largest);
 
 /// Evaluates a shape-computation node (Gather, Slice, Concat, Squeeze,
 /// Unsqueeze, Cast, arithmetic...) whose inputs are symbolic shape values or

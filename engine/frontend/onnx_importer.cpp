@@ -61,12 +61,15 @@ const detail::ConverterTable& converters() {
     detail::addSamplingConverters(t);
     detail::addSignalConverters(t);
     detail::addTextConverters(t);
+    detail::addDataDependentConverters(t);
+    detail::addTrainingConverters(t);
     return t;
   }();
   return table;
 }
 
 constexpr int kMinOpset = 1, kMaxOpset = 17;
+constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 
 class Importer {
 public:
@@ -177,6 +180,16 @@ private:
                 std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset);
     if (problem.empty())
       return opset;
+    // A model of the training domain only (its optimizer cases) has no
+    // default-domain opset and needs none: its default-domain nodes, if
+    // any, are refused with the problem.
+    bool trainingOnly = opset < 0 && model_.opset_import_size() > 0;
+    for (auto& op : model_.opset_import())
+      trainingOnly &= op.domain() == kTrainingDomain && op.version() == 1;
+    if (trainingOnly) {
+      opsetProblem_ = problem;
+      return kMaxOpset;
+    }
     if (!opts_.keepUnsupported)
       throw UnsupportedModelError(source_, {{"model", "opset_import", problem}});
     // Open anything: every default-domain node is refused with this reason
@@ -284,14 +297,18 @@ private:
         throw Error(source_ + ": node '" + name + "' (" + node.op_type() +
                     ") uses undefined value '" + i + "' (graph not in topological order?)");
     }
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
+    // The training domain's optimizers (version 1) are keyed by their
+    // qualified name; they need no default-domain opset.
+    bool training = node.domain() == kTrainingDomain;
+    if (!node.domain().empty() && node.domain() != "ai.onnx" && !training)
       return refuse(node.domain() + "." + node.op_type(),
                     "operator domain '" + node.domain() + "' is not supported");
-    if (!opsetProblem_.empty())
+    if (!opsetProblem_.empty() && !training)
       return refuse(node.op_type(), opsetProblem_);
-    auto it = converters().find(node.op_type());
+    std::string key = training ? node.domain() + "." + node.op_type() : node.op_type();
+    auto it = converters().find(key);
     if (it == converters().end())
-      return refuse(node.op_type(), "unknown operator");
+      return refuse(key, training ? "unknown operator of the training domain" : "unknown operator");
     std::string badAttrs;
     for (auto& a : node.attribute()) {
       // consumed_inputs (opsets 1..5) was an in-place-update hint with no
@@ -318,7 +335,7 @@ private:
     g_.materialized.clear();
     NodeContext ctx(g_, node, name, opset);
     try {
-      if (!detail::foldNode(ctx) && !detail::foldSymbolic(ctx))
+      if (training || (!detail::foldNode(ctx) && !detail::foldSymbolic(ctx)))
         it->second.fn(ctx);
       for (auto& o : node.output())
         if (!o.empty() && !g_.values.count(o))

@@ -349,18 +349,23 @@ void addIndexConverters(ConverterTable& t) {
                  {"exclusive", "reverse"}};
   t["TopK"] = {
       [](NodeContext& c) {
+        if (c.attrInt("sorted", 1) == 0)
+          c.unsupported("sorted=0 is not supported");
+        int axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
         int64_t k = 0;
         if (c.opset < 10) {
           k = c.attrInt("k", 0);
+        } else if (!c.constant(1)) {
+          // K computed at run time (or a graph input): a data-dependent
+          // output extent, read when the executor runs.
+          convertTopKComputedK(c, axis, c.attrInt("largest", 1) != 0);
+          return;
         } else {
           auto v = c.constInts(1, "TopK K");
           if (v.size() != 1)
             c.unsupported("K must hold one value");
           k = v[0];
         }
-        if (c.attrInt("sorted", 1) == 0)
-          c.unsupported("sorted=0 is not supported");
-        int axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
         Value r =
             c.op("topk", {c.expr(0)},
                  {{"k", k}, {"axis", int64_t(axis)}, {"largest", c.attrInt("largest", 1) != 0}});

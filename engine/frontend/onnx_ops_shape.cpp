@@ -50,11 +50,9 @@ PrimExpr nonNegative(const PrimExpr& e) {
   return an.canProve(ge(e, intImm(0))) ? an.simplify(e) : an.simplify(ir::max(e, intImm(0)));
 }
 
-/// 0, 1, ..., n - 1 (int64): an exclusive running sum of ones.
+/// 0, 1, ..., n - 1 (int64): R.arange, an injective kernel that fuses with its consumers.
 Value iota(NodeContext& c, const PrimExpr& n) {
-  Value ones = c.op("broadcast_to", {NodeContext::scalar(1, DataType::Int64()).expr,
-                                     make<ShapeExpr>(std::vector<PrimExpr>{n})});
-  return c.op("cumsum", {ones.expr}, {{"axis", int64_t(0)}, {"exclusive", true}});
+  return c.op("arange", {make<ShapeExpr>(std::vector<PrimExpr>{n})});
 }
 
 std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
@@ -757,8 +755,7 @@ PrimExpr symbolicRangeLength(const PrimExpr& start, const PrimExpr& limit, int64
 /// max(ceil((limit - start) / delta), 0): a symbolic expression when start
 /// and limit are symbolic shape values and delta a constant integer, else
 /// computed at run time (in float64) and bound to a fresh shape variable.
-/// The values are start + i * delta for i = 0..n-1 (an exclusive running
-/// sum of ones gives i).
+/// The values are start + i * delta for i = 0..n-1 (R.arange gives i).
 void convertRange(NodeContext& c) {
   for (int i = 0; i < 3; ++i)
     if (c.rank(i) != 0)

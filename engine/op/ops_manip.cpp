@@ -1,5 +1,5 @@
 // Shape manipulation (injective) operators: reshape, permute_dims, concat,
-// split, strided_slice, take, squeeze, expand_dims, broadcast_to, flatten,
+// split, strided_slice, take, squeeze, expand_dims, broadcast_to, arange, flatten,
 // nn.batch_flatten, nn.pad, image.resize2d.
 //
 // reshape's -1 is inferred by exact symbolic division of element counts as
@@ -342,6 +342,16 @@ StructInfo deduceBroadcastTo(const Call& call, const DeduceContext& ctx) {
   return tensorOf(x.dtype, *target);
 }
 
+StructInfo deduceArange(const Call& call, const DeduceContext& ctx) {
+  int ndim = -1;
+  auto target = shapeArg(call, ctx, 0, &ndim);
+  if (ndim >= 0 && ndim != 1)
+    fail(call, ctx, fmt::format("arange takes a rank-1 shape (its length), got rank {}", ndim));
+  if (!target)
+    return tensorSInfo(DataType::Int64(), 1);
+  return tensorOf(DataType::Int64(), *target);
+}
+
 StructInfo deduceFlatten(const Call& call, const DeduceContext& ctx) {
   const TensorSInfo& x = tensorArg(call, ctx, 0);
   if (!x.shape)
@@ -546,6 +556,13 @@ void registerManipulationOps() {
               deduceBroadcastTo,
               "broadcast_to(x, shape)"});
   registerOp({"flatten", 1, 1, OpPattern::Injective, {}, deduceFlatten, "to 1-D"});
+  registerOp({"arange",
+              1,
+              1,
+              OpPattern::Injective,
+              {},
+              deduceArange,
+              "arange(shape([n])): 0, 1, ..., n - 1 as int64 (n may be symbolic)"});
   registerOp({"nn.batch_flatten",
               1,
               1,

@@ -150,8 +150,16 @@ struct FrameEval {
       fail(span, "storage slot out of range");
     if (slots.size() < sizes.size())
       slots.resize(sizes.size());
-    if (!slots[slot])
+    if (sizes[slot] < 0) {
+      // A slot of symbolic size (LowerToExecutor): grown to this run's need.
+      int64_t bytes = t->dtype.bytes();
+      for (int64_t d : shape)
+        bytes *= d;
+      if (!slots[slot] || static_cast<int64_t>(slots[slot]->size()) < bytes)
+        slots[slot] = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(bytes));
+    } else if (!slots[slot]) {
       slots[slot] = std::make_shared<std::vector<std::byte>>(sizes[slot]);
+    }
     return Tensor::view(t->dtype, shape, slots[slot]);
   }
 

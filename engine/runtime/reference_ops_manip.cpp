@@ -269,6 +269,16 @@ RefValue broadcastTo(const OpCall& c) {
                 [&](const std::vector<int64_t>& o) { return broadcastIndex(o, x.shape()); });
 }
 
+RefValue arange(const OpCall& c) {
+  auto shape = c.shape(0);
+  if (shape.size() != 1)
+    c.fail("arange takes a rank-1 shape");
+  Tensor out(DataType::Int64(), shape);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    out.setDouble(i, static_cast<double>(i));
+  return RefValue(out);
+}
+
 RefValue pad(const OpCall& c) {
   const Tensor& x = c.tensor(0);
   auto pw = c.attrInts("pad_width");
@@ -470,6 +480,7 @@ void addManipOps(OpTable& t) {
   t["squeeze"] = squeeze;
   t["expand_dims"] = expandDims;
   t["broadcast_to"] = broadcastTo;
+  t["arange"] = arange;
   t["flatten"] = [](const OpCall& c) {
     const Tensor& x = c.tensor(0);
     return RefValue(copyWithShape(x, {x.numel()}));

@@ -19,6 +19,56 @@ PrimExpr product(const std::vector<PrimExpr>& shape, size_t from) {
   return simp(p);
 }
 
+PrimExpr productRange(const std::vector<PrimExpr>& shape, size_t from, size_t to) {
+  PrimExpr p = intImm(1);
+  for (size_t d = from; d < to; ++d)
+    p = p * shape[d];
+  return simp(p);
+}
+
+/// A run of consecutive input dims [inBegin, inEnd) holding exactly the
+/// elements of the output dims [outBegin, outEnd).
+struct ReshapeGroup {
+  size_t inBegin, inEnd, outBegin, outEnd;
+  bool provable;
+};
+
+/// Splits a reshape into groups of dims whose products are provably equal
+/// (shortest first): (N, 8, 4, W) -> (N, 32, W // 2, 2) is N -> N, (8, 4) ->
+/// 32 and W -> (W // 2, 2), the last group taking the rest on the model's
+/// promise that the counts agree. Each output index then comes from the
+/// indices of its own group only, so no index is divided by a symbolic
+/// product of other dims (an integer division per element, where a static
+/// shape has a constant one that LLVM strength-reduces).
+std::vector<ReshapeGroup> reshapeGroups(const std::vector<PrimExpr>& in,
+                                        const std::vector<PrimExpr>& out) {
+  std::vector<ReshapeGroup> groups;
+  size_t ia = 0, ob = 0;
+  while (ia < in.size() && ob < out.size()) {
+    bool found = false;
+    for (size_t p = ia + 1; p <= in.size() && !found; ++p)
+      for (size_t q = ob + 1; q <= out.size() && !found; ++q)
+        if (arith::provablyEqual(productRange(in, ia, p), productRange(out, ob, q))) {
+          groups.push_back({ia, p, ob, q, true});
+          ia = p;
+          ob = q;
+          found = true;
+        }
+    if (!found)
+      break;
+  }
+  if (ia < in.size() || ob < out.size()) {
+    if (!groups.empty() && (ia == in.size() || ob == out.size())) {
+      // Dims left on one side only (unit dims): they join the last group.
+      groups.back().inEnd = in.size();
+      groups.back().outEnd = out.size();
+    } else {
+      groups.push_back({ia, in.size(), ob, out.size(), false});
+    }
+  }
+  return groups;
+}
+
 std::optional<int64_t> constNumel(const std::vector<PrimExpr>& shape) {
   int64_t n = 1;
   for (auto& d : shape) {
@@ -46,6 +96,28 @@ Tensor reshape(const Tensor& x, std::vector<PrimExpr> shape, const std::string& 
   // the deduction; the leading source index is then clamped so that a
   // broken promise reads wrong values, never outside the input.
   bool provable = (a && b) || arith::provablyEqual(product(x.shape(), 0), product(shape, 0));
+  if (x.ndim() > 0 && !shape.empty() && !(a && b)) {
+    auto groups = reshapeGroups(x.shape(), shape);
+    return compute(
+        shape,
+        [&, groups](const std::vector<PrimExpr>& i) {
+          const auto& in = x.shape();
+          std::vector<PrimExpr> xi(in.size());
+          for (auto& g : groups) {
+            PrimExpr lin = intImm(0);
+            for (size_t d = g.outBegin; d < g.outEnd; ++d)
+              lin = lin + i[d] * productRange(shape, d + 1, g.outEnd);
+            for (size_t d = g.inBegin; d < g.inEnd; ++d) {
+              PrimExpr q = floordiv(lin, productRange(in, d + 1, g.inEnd));
+              if (d == g.inBegin && !g.provable && !provable)
+                q = min(q, in[d] - intImm(1));
+              xi[d] = d == g.inBegin ? q : floormod(q, in[d]);
+            }
+          }
+          return x(xi);
+        },
+        name);
+  }
   return compute(
       shape,
       [&](const std::vector<PrimExpr>& i) {

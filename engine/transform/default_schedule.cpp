@@ -482,7 +482,7 @@ struct TileHints {
 };
 
 void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p,
-                       bool allowTail = true, TileHints hints = {});
+                       bool allowTail = true, TileHints hints = {}, int64_t xTailFactor = 0);
 
 /// Symbolic extents (the sequence length): loop `l` of `rv` (one of its own
 /// loops) is moved outermost among them and split by `factor` into a
@@ -491,7 +491,12 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p,
 /// u_o of the tile, so that the register tile of the static case applies
 /// to it unchanged; the tail block (the last n % factor iterations) gets
 /// the same rule without further tail splits, its own failure leaving it
-/// as it is.
+/// as it is. A tail of x longer than one vector (factor > lanes: up to
+/// maxTileVectors - 1 whole vectors and a partial one) is split once more
+/// by one vector, so that its whole vectors get a register tile of one
+/// vector by U rows and only the last n % lanes positions run untiled: at a
+/// short symbolic width (W = 20 with 64-wide tiles) the tail is all there
+/// is.
 void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops, int l,
                   int64_t factor, bool asX, TileHints hints, const SchedulePolicy& p) {
   std::vector<LoopRV> order{loops[l].rv};
@@ -505,10 +510,11 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
   scheduleReduction(s, rv, p, true, hints);
   if (parts.size() < 3)
     return;
+  bool splitTailAgain = asX && factor > p.vectorLanes;
   for (auto& tb : s.getBlocksUnder(parts[2])) {
     Schedule attempt = s;
     try {
-      scheduleReduction(attempt, tb, p, false);
+      scheduleReduction(attempt, tb, p, splitTailAgain, {}, p.vectorLanes);
     } catch (const Error&) {
       continue;
     }
@@ -517,7 +523,7 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
 }
 
 void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, bool allowTail,
-                       TileHints hints) {
+                       TileHints hints, int64_t xTailFactor) {
   const int64_t lanes = p.vectorLanes, maxTile = p.maxTileVectors * lanes;
   auto loops = ownLoops(s, rv);
   auto blk = s.block(rv);
@@ -535,7 +541,7 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   int64_t ex = x >= 0 ? constExtent(loops[x].f) : -1;
   bool symX = x >= 0 && isSymbolic(loops[x].f);
   if (symX && allowTail)
-    return splitOffTail(s, rv, loops, x, maxTile, true, hints, p);
+    return splitOffTail(s, rv, loops, x, xTailFactor > 0 ? xTailFactor : maxTile, true, hints, p);
   if (symX)
     ex = maxTile; // a remainder: one vectorized loop, tiled as if a whole tile long
   if (x < 0 || ex < 2) {

@@ -251,25 +251,26 @@ private:
     return seen.count(sink) != 0;
   }
 
-  /// Whether every shape variable the members use (in their struct info and
-  /// as kernels' scalar parameters) is a bare dimension of some input's
-  /// shape, so the fused function can bind it from its parameters. A
-  /// variable that only occurs inside compound dims (H in (H + 1) // 2, or
-  /// y in (y * 2,) when the group hides the tensor of shape (y, ...)) could
-  /// not be: such a group stays unfused.
-  bool shapeVarsBindable(const std::vector<int>& members,
-                         const std::vector<const VarNode*>& inputs) const {
-    std::unordered_set<const PrimVar*> bindable;
+  /// The shape variables the members use (in their struct info and as
+  /// kernels' scalar parameters) that are not a bare dimension of some
+  /// input's shape, in first-use order: the fused function cannot bind them
+  /// from its tensor parameters (H in (H + 1) // 2, or y in (y * 2,) when
+  /// the group hides the tensor of shape (y, ...)), so it takes them as a
+  /// trailing shape parameter R.Shape([H, ...]) that the call passes and
+  /// FuseTIR turns into the fused kernel's scalar parameters.
+  std::vector<Ref<PrimVar>> unboundShapeVars(const std::vector<int>& members,
+                                             const std::vector<const VarNode*>& inputs) const {
+    std::unordered_set<const PrimVar*> bound;
     for (auto* v : inputs)
       if (auto* t = as<TensorSInfo>(v->sinfo); t && t->shape)
         for (auto& d : *t->shape)
           if (auto* pv = as<PrimVar>(d))
-            bindable.insert(pv);
-    bool ok = true;
+            bound.insert(pv);
+    std::vector<Ref<PrimVar>> out;
     auto check = [&](const PrimExpr& e) {
       walkPrimExpr(e, [&](const PrimExpr& x) {
-        if (auto* pv = as<PrimVar>(x); pv && !bindable.count(pv))
-          ok = false;
+        if (auto* pv = as<PrimVar>(x); pv && bound.insert(pv).second)
+          out.push_back(cast<PrimVar>(x));
       });
     };
     std::function<void(const StructInfo&)> checkSInfo = [&](const StructInfo& s) {
@@ -288,7 +289,7 @@ private:
           for (auto& d : sh->values)
             check(d);
     }
-    return ok;
+    return out;
   }
 
   bool outline(const std::vector<int>& members, int groupPattern, std::vector<Binding>& repl,
@@ -332,8 +333,7 @@ private:
     }
     if (outputs.empty())
       return false;
-    if (!shapeVarsBindable(members, inputs))
-      return false;
+    std::vector<Ref<PrimVar>> extraVars = unboundShapeVars(members, inputs);
 
     // Build the function: params for inputs, fresh vars for every binding.
     // Constant arguments become parameters too (the call passes them), so
@@ -393,6 +393,9 @@ private:
     }
     for (auto& [c, p] : remap.lifted)
       params.push_back(p);
+    std::vector<PrimExpr> extraDims(extraVars.begin(), extraVars.end());
+    if (!extraDims.empty())
+      params.push_back(makeVar("shape_vars", shapeSInfo(extraDims)));
     auto innerBlk = make<BindingBlock>(std::move(inner), true);
     Expr body = make<SeqExpr>(std::vector<Ref<BindingBlock>>{innerBlk}, result, retSInfo);
     std::string base = "fused";
@@ -413,6 +416,8 @@ private:
       args.push_back(Expr(Ref<VarNode>(v)));
     for (auto& [c, p] : remap.lifted)
       args.push_back(Expr(Ref<Constant>(c)));
+    if (!extraDims.empty())
+      args.push_back(Expr(make<ShapeExpr>(extraDims)));
     Expr call = make<Call>(Expr(make<GlobalVar>(name, fn->sinfo)), args, Attrs{},
                            std::vector<StructInfo>{}, retSInfo);
     if (outputs.size() == 1) {

@@ -104,8 +104,22 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
   if (!seq)
     return nullptr;
   std::unordered_map<const VarNode*, BufferRef> bufOf;
-  std::vector<PrimFunc::Param> params;
+  std::vector<PrimFunc::Param> params, scalarParams;
   for (auto& p : fn->params) {
+    // FuseOps' trailing shape parameter: shape variables no tensor
+    // parameter binds become the fused kernel's scalar parameters (after
+    // the buffers), passed by the call as tir_vars.
+    if (auto* sh = as<ShapeSInfo>(p->sinfo)) {
+      if (!sh->values)
+        return nullptr;
+      for (auto& d : *sh->values) {
+        auto* pv = as<PrimVar>(d);
+        if (!pv)
+          return nullptr;
+        scalarParams.push_back({nullptr, cast<PrimVar>(d)});
+      }
+      continue;
+    }
     auto* t = as<TensorSInfo>(p->sinfo);
     if (!t || !t->shape || t->dtype.isVoid())
       return nullptr;
@@ -175,8 +189,8 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
       actual.push_back(dst);
       // The callee's scalar parameters (shape variables no buffer dim binds,
       // such as H of a (H + 1) // 2 extent) take the call's tir_vars, which
-      // are expressions over the group's shape variables: FuseOps only
-      // groups calls whose variables the inputs' dims bind.
+      // are expressions over the group's shape variables: bound by the
+      // inputs' dims or by the function's shape parameter.
       std::vector<PrimExpr> scalars;
       if (call->args.size() > 2) {
         auto* sh = as<ShapeExpr>(call->args[2]);
@@ -222,6 +236,8 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
       return nullptr;
     params.push_back({o, nullptr});
   }
+  for (auto& sp : scalarParams)
+    params.push_back(sp);
   Stmt body = seqStmt(std::move(stmts));
   for (auto it = locals.rbegin(); it != locals.rend(); ++it)
     body = make<Allocate>(*it, body);
@@ -245,10 +261,21 @@ struct CallRewriter : ExprMutator {
     auto it = fused.find(gv->name);
     if (it == fused.end())
       return e;
-    return make<Call>(
-        opRef("call_tir"),
-        std::vector<Expr>{Expr(make<GlobalVar>(gv->name)), Expr(make<Tuple>(c->args))}, Attrs{},
-        std::vector<StructInfo>{it->second}, c->sinfo);
+    // Tensor arguments in the tuple; a shape argument (FuseOps' shape
+    // parameter) becomes the call's tir_vars.
+    std::vector<Expr> tensors;
+    std::vector<PrimExpr> tirVars;
+    for (auto& a : c->args) {
+      if (auto* sh = as<ShapeExpr>(a))
+        tirVars.insert(tirVars.end(), sh->values.begin(), sh->values.end());
+      else
+        tensors.push_back(a);
+    }
+    std::vector<Expr> args{Expr(make<GlobalVar>(gv->name)), Expr(make<Tuple>(tensors))};
+    if (!tirVars.empty())
+      args.push_back(Expr(make<ShapeExpr>(tirVars)));
+    return make<Call>(opRef("call_tir"), std::move(args), Attrs{},
+                      std::vector<StructInfo>{it->second}, c->sinfo);
   }
 };
 

@@ -39,6 +39,14 @@ void addManipLegalizations(std::map<std::string, LegalizeFn>& t) {
     auto s = deducedShape(a);
     return s ? Outs{topi::broadcastTo(a.inputs[0], *s)} : Outs{};
   };
+  t["arange"] = [](const LegalizeArgs& a) {
+    auto s = deducedShape(a);
+    if (!s || s->size() != 1)
+      return Outs{};
+    return Outs{te::compute(
+        *s, [](const std::vector<PrimExpr>& i) { return ir::cast(DataType::Int64(), i[0]); },
+        "T_arange")};
+  };
   t["flatten"] = [](const LegalizeArgs& a) {
     return Outs{topi::reshape(a.inputs[0], {product(a.inputs[0].shape(), 0)})};
   };

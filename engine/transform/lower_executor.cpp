@@ -31,6 +31,9 @@ std::optional<int64_t> staticBytes(const TensorSInfo* t) {
   return n;
 }
 
+/// storage_bytes of a slot whose size is only known at run time.
+constexpr int64_t kDynamicSlot = -1;
+
 class FunctionLowering {
 public:
   explicit FunctionLowering(const Function* fn) : fn_(fn) {}
@@ -101,6 +104,18 @@ public:
             } else {
               slot = static_cast<int>(slotBytes.size());
               slotBytes.push_back(*bytes);
+            }
+          } else if (!escapes) {
+            // A symbolic size: a slot of size -1, which the executor grows
+            // to what the run needs and keeps for the next run (no fresh
+            // allocation per call); shared like static slots, by lifetime.
+            auto it = freeSlots.find(kDynamicSlot);
+            if (it != freeSlots.end()) {
+              slot = it->second;
+              freeSlots.erase(it);
+            } else {
+              slot = static_cast<int>(slotBytes.size());
+              slotBytes.push_back(kDynamicSlot);
             }
           }
           Var v =

@@ -8,9 +8,12 @@
 //   lv = R.ExternFunc("vm.builtin.alloc_tensor")(R.shape([n, 128]), R.prim_value(2),
 //   dtype="float32") _0 = R.ExternFunc("vm.builtin.call_tir_dps")(f, (x, w), (lv,))
 //
-// The prim_value is the storage slot (static plan) or -1 (allocate at run
-// time: a symbolic shape, or a value that escapes the function). Slot sizes
-// in bytes are the function attribute "storage_bytes". Shape expressions with
+// The prim_value is the storage slot (planned) or -1 (allocate at run time:
+// a value that escapes the function). Slot sizes in bytes are the function
+// attribute "storage_bytes"; a tensor of symbolic shape gets a slot of size
+// -1, which the executor grows to the size a run needs and keeps for later
+// runs (a model built once and run at many sizes allocates only when a run
+// needs more than any before). Shape expressions with
 // symbolic dimensions are evaluated by the executor from the shape variables
 // bound at function entry.
 //

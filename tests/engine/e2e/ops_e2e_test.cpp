@@ -300,6 +300,7 @@ std::vector<OpCase> manipCases() {
   cs.push_back({"expand_dims", "x: " + F("n, 4"), "R.expand_dims(x, axis=[-1])"});
   cs.push_back({"broadcast_to", "x: " + F("1, 4"), "R.broadcast_to(x, R.shape([2, 3, 4]))"});
   cs.push_back({"broadcast_to", "x: " + F("n, 1, 4"), "R.broadcast_to(x, R.shape([n, 3, 4]))"});
+  cs.push_back({"arange", "x: " + F("n, 4"), "R.arange(R.shape([n * 2 + 1]))"});
   cs.push_back({"flatten", x, "R.flatten(x)"});
   cs.push_back({"nn.batch_flatten", x, "R.nn.batch_flatten(x)"});
   cs.push_back({"nn.pad", x, "R.nn.pad(x, pad_width=[0, 0, 1, 2, 2, 1], pad_value=0.5)"});
