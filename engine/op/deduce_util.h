@@ -25,6 +25,7 @@ void registerReduceOps();
 void registerManipulationOps();
 void registerLoweringOps();
 void registerIndexOps();
+void registerControlOps();
 
 /// Throws unity::Error for `call` with the message described above.
 [[noreturn]] void fail(const ir::Call& call, const DeduceContext& ctx, const std::string& problem);

@@ -90,6 +90,7 @@ const Registry& registry() {
     detail::registerManipulationOps();
     detail::registerLoweringOps();
     detail::registerIndexOps();
+    detail::registerControlOps();
     building() = nullptr;
     for (auto& [name, info] : r->ops)
       r->sorted.push_back(info.get());

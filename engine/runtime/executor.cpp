@@ -1,6 +1,7 @@
 #include "engine/runtime/executor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/ir/builtins.h"
@@ -25,6 +26,45 @@ void Value::flatten(std::vector<Tensor>& out) const {
   if (auto* tu = std::get_if<std::vector<Value>>(&v))
     for (auto& f : *tu)
       f.flatten(out);
+}
+
+/// Slice `index` of `t` along `axis`, that axis removed (a scan input's
+/// slice for one iteration).
+Tensor sliceAxis(const Tensor& t, int axis, int64_t index) {
+  std::vector<int64_t> shape = t.shape();
+  int64_t outer = 1, inner = t.dtype().bytes();
+  for (int d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int d = axis + 1; d < t.ndim(); ++d)
+    inner *= shape[d];
+  int64_t n = shape[axis];
+  shape.erase(shape.begin() + axis);
+  Tensor out(t.dtype(), shape);
+  auto* src = static_cast<const std::byte*>(t.data());
+  auto* dst = static_cast<std::byte*>(out.mutableData());
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(dst + o * inner, src + (o * n + index) * inner, static_cast<size_t>(inner));
+  return out;
+}
+
+/// The parts (all of one shape) stacked along a new axis `axis`.
+Tensor stackAxis(const std::vector<Tensor>& parts, int axis) {
+  std::vector<int64_t> shape = parts[0].shape();
+  int64_t outer = 1, inner = parts[0].dtype().bytes();
+  for (int d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int d = axis; d < static_cast<int>(shape.size()); ++d)
+    inner *= shape[d];
+  auto n = static_cast<int64_t>(parts.size());
+  shape.insert(shape.begin() + axis, n);
+  Tensor out(parts[0].dtype(), shape);
+  auto* dst = static_cast<std::byte*>(out.mutableData());
+  for (int64_t k = 0; k < n; ++k) {
+    auto* src = static_cast<const std::byte*>(parts[k].data());
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + (o * n + k) * inner, src + o * inner, static_cast<size_t>(inner));
+  }
+  return out;
 }
 
 /// Evaluation of one call of a graph-level function.
@@ -216,6 +256,157 @@ struct FrameEval {
     return {};
   }
 
+  std::vector<Value> fieldsOf(const Expr& e, const Span& span, const char* what) {
+    Value v = eval(e, span);
+    auto* fs = std::get_if<std::vector<Value>>(&v.v);
+    if (!fs)
+      fail(span, std::string(what) + " must be a tuple");
+    return *fs;
+  }
+
+  static bool truthy(const Tensor& t) { return t.numel() > 0 && t.getDouble(0) != 0; }
+
+  /// An empty scan output (no iteration ran): the element shape must be
+  /// static in the stated struct info.
+  Tensor emptyStacked(const StructInfo& s, int axis, const Span& span) {
+    auto* t = as<TensorSInfo>(s);
+    std::vector<int64_t> shape;
+    if (t && t->shape)
+      for (int d = 0; d < t->ndim; ++d) {
+        auto c = asConstInt((*t->shape)[d]);
+        if (d != axis && !c)
+          break;
+        shape.push_back(d == axis ? 0 : *c);
+      }
+    if (!t || t->dtype.isVoid() || static_cast<int>(shape.size()) != t->ndim)
+      fail(span, "a scan output of zero iterations needs a static element shape");
+    return Tensor(t->dtype, shape);
+  }
+
+  Value tupleValue(std::vector<Value> fs) {
+    Value v;
+    v.v = std::move(fs);
+    return v;
+  }
+
+  /// loop(@body, trip_count, cond, (v...), (captured...)): see op/ops_control.cpp.
+  Value evalLoop(const Call* c, const Span& span) {
+    auto* gv = as<GlobalVar>(c->args.at(0));
+    if (!gv || c->args.size() != 5)
+      fail(span, "malformed loop");
+    Value trip = eval(c->args[1], span), cond0 = eval(c->args[2], span);
+    if (!trip.isTensor() || !cond0.isTensor())
+      fail(span, "loop trip count and condition must be tensors");
+    int64_t tripCount =
+        trip.tensor().numel() ? static_cast<int64_t>(trip.tensor().getDouble(0)) : 0;
+    bool cond = truthy(cond0.tensor());
+    std::vector<Value> carried = fieldsOf(c->args[3], span, "loop initial values");
+    std::vector<Value> captured = fieldsOf(c->args[4], span, "loop captured values");
+    auto nScan = static_cast<size_t>(c->attrs.getInt("num_scan_outputs", 0));
+    std::vector<std::vector<Tensor>> scans(nScan);
+    for (int64_t i = 0; i < tripCount && cond; ++i) {
+      std::vector<Value> args;
+      Tensor it(DataType::Int64(), {}), cv(DataType::Bool(), {});
+      it.setDouble(0, static_cast<double>(i));
+      cv.setDouble(0, 1);
+      args.emplace_back(it);
+      args.emplace_back(cv);
+      args.insert(args.end(), carried.begin(), carried.end());
+      args.insert(args.end(), captured.begin(), captured.end());
+      Value r = ex.run(gv->name, args);
+      auto* fs = std::get_if<std::vector<Value>>(&r.v);
+      if (!fs || fs->size() != 1 + carried.size() + nScan || !(*fs)[0].isTensor())
+        fail(span, "loop body '" + gv->name + "' returned a value of the wrong form");
+      cond = truthy((*fs)[0].tensor());
+      for (size_t k = 0; k < carried.size(); ++k)
+        carried[k] = (*fs)[1 + k];
+      for (size_t k = 0; k < nScan; ++k)
+        scans[k].push_back((*fs)[1 + carried.size() + k].tensor());
+    }
+    auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+    for (size_t k = 0; k < nScan; ++k) {
+      size_t at = carried.size() + k;
+      for (auto& part : scans[k])
+        if (part.shape() != scans[k][0].shape() || part.dtype() != scans[k][0].dtype())
+          fail(span, "loop scan output " + std::to_string(k) +
+                         " changes its shape or type between iterations");
+      carried.emplace_back(scans[k].empty() ? emptyStacked(outInfo && at < outInfo->fields.size()
+                                                               ? outInfo->fields[at]
+                                                               : StructInfo(),
+                                                           0, span)
+                                            : stackAxis(scans[k], 0));
+    }
+    return tupleValue(std::move(carried));
+  }
+
+  /// scan(@body, (state...), (inputs...), (captured...)): see op/ops_control.cpp.
+  Value evalScan(const Call* c, const Span& span) {
+    auto* gv = as<GlobalVar>(c->args.at(0));
+    if (!gv || c->args.size() != 4)
+      fail(span, "malformed scan");
+    std::vector<Value> states = fieldsOf(c->args[1], span, "scan states");
+    std::vector<Value> inputs = fieldsOf(c->args[2], span, "scan inputs");
+    std::vector<Value> captured = fieldsOf(c->args[3], span, "scan captured values");
+    auto nScan = static_cast<size_t>(c->attrs.getInt("num_scan_outputs", 0));
+    auto inAxes = c->attrs.getInts("scan_input_axes"),
+         inDirs = c->attrs.getInts("scan_input_directions");
+    auto outAxes = c->attrs.getInts("scan_output_axes"),
+         outDirs = c->attrs.getInts("scan_output_directions");
+    int64_t length = -1;
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      if (!inputs[j].isTensor() || j >= inAxes.size())
+        fail(span, "scan input " + std::to_string(j) + " must be a tensor with an axis");
+      const Tensor& t = inputs[j].tensor();
+      if (inAxes[j] < 0 || inAxes[j] >= t.ndim())
+        fail(span, "scan input axis out of range");
+      int64_t n = t.shape()[inAxes[j]];
+      if (length >= 0 && n != length)
+        fail(span, "scan inputs differ in length: " + std::to_string(length) + " and " +
+                       std::to_string(n));
+      length = n;
+    }
+    if (length < 0)
+      fail(span, "scan needs at least one scan input");
+    std::vector<std::vector<Tensor>> scans(nScan);
+    for (int64_t t = 0; t < length; ++t) {
+      std::vector<Value> args = states;
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        bool back = j < inDirs.size() && inDirs[j] == 1;
+        args.emplace_back(
+            sliceAxis(inputs[j].tensor(), static_cast<int>(inAxes[j]), back ? length - 1 - t : t));
+      }
+      args.insert(args.end(), captured.begin(), captured.end());
+      Value r = ex.run(gv->name, args);
+      auto* fs = std::get_if<std::vector<Value>>(&r.v);
+      if (!fs || fs->size() != states.size() + nScan)
+        fail(span, "scan body '" + gv->name + "' returned a value of the wrong form");
+      for (size_t k = 0; k < states.size(); ++k)
+        states[k] = (*fs)[k];
+      for (size_t k = 0; k < nScan; ++k) {
+        if (!(*fs)[states.size() + k].isTensor())
+          fail(span, "scan outputs must be tensors");
+        scans[k].push_back((*fs)[states.size() + k].tensor());
+      }
+    }
+    auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+    for (size_t k = 0; k < nScan; ++k) {
+      int axis = k < outAxes.size() ? static_cast<int>(outAxes[k]) : 0;
+      if (k < outDirs.size() && outDirs[k] == 1)
+        std::reverse(scans[k].begin(), scans[k].end());
+      size_t at = states.size() + k;
+      if (scans[k].empty()) {
+        states.emplace_back(emptyStacked(
+            outInfo && at < outInfo->fields.size() ? outInfo->fields[at] : StructInfo(), axis,
+            span));
+        continue;
+      }
+      if (axis < 0 || axis > scans[k][0].ndim())
+        fail(span, "scan output axis out of range");
+      states.emplace_back(stackAxis(scans[k], axis));
+    }
+    return tupleValue(std::move(states));
+  }
+
   Value evalCall(const Call* c, const Span& span) {
     if (auto* op = as<OpRef>(c->op)) {
       if (op->name == "call_tir") {
@@ -259,6 +450,10 @@ struct FrameEval {
         v.v = std::move(dims);
         return v;
       }
+      if (op->name == "loop")
+        return evalLoop(c, span);
+      if (op->name == "scan")
+        return evalScan(c, span);
       fail(span, "operator '" + op->name +
                      "' was not lowered to a kernel (is Legalize in the pipeline?)");
     }

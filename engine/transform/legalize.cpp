@@ -286,10 +286,11 @@ std::vector<std::string> unsupportedOps(const IRModule& m) {
       if (!c)
         return;
       std::string name = opName(*c);
-      // tensor_to_shape is executed by the executor itself (a run-time
-      // shape read from a tensor; see runtime/executor.cpp).
+      // tensor_to_shape, loop and scan are executed by the executor itself
+      // (a run-time shape read from a tensor; calls of a body function; see
+      // runtime/executor.cpp).
       if (!name.empty() && name != "call_tir" && name != "call_dps_library" &&
-          name != "tensor_to_shape")
+          name != "tensor_to_shape" && name != "loop" && name != "scan")
         names.insert(name);
     });
   }
