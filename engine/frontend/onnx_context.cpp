@@ -410,7 +410,10 @@ void NodeContext::output(int i, Value v) {
   if (lastOfMine) {
     auto& b = g_.bindings.back();
     Var nv = isGraphOutput ? makeVar(hint, v.sinfo) : makeDataflowVar(hint, v.sinfo);
-    g_.bindings.back() = make<VarBinding>(nv, b->value, b->span);
+    if (auto* mc = as<MatchCast>(b)) // a result whose extents a match_cast names
+      g_.bindings.back() = make<MatchCast>(nv, b->value, mc->pattern, b->span);
+    else
+      g_.bindings.back() = make<VarBinding>(nv, b->value, b->span);
     v.expr = nv;
   } else if (isGraphOutput && isa<VarNode>(v.expr) && as<VarNode>(v.expr)->isDataflow()) {
     Var nv = makeVar(hint, v.sinfo);

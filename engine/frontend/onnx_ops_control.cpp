@@ -256,6 +256,36 @@ struct Body {
   std::vector<std::string> captured;
 };
 
+/// Body outputs the model declares with a static shape that the body's
+/// operators could not prove (a Slice by the iteration number gives a
+/// length only known at run time): a match_cast to the declared shape,
+/// checked at run time, keeps the loop-carried value's shape stable.
+void declareOutputs(NodeContext& c, const onnx::GraphProto& g, Subgraph& s) {
+  for (int k = 0; k < g.output_size() && k < static_cast<int>(s.outputs.size()); ++k) {
+    auto& type = g.output(k).type();
+    auto* t = as<TensorSInfo>(s.outputs[k].sinfo);
+    if (!t || !type.has_tensor_type() || !type.tensor_type().has_shape())
+      continue;
+    auto& dims = type.tensor_type().shape().dim();
+    if (dims.size() != t->ndim)
+      continue;
+    std::vector<int64_t> shape;
+    for (auto& d : dims)
+      if (d.has_dim_value() && d.dim_value() >= 0)
+        shape.push_back(d.dim_value());
+    if (static_cast<int>(shape.size()) != t->ndim)
+      continue;
+    StructInfo pattern = tensorSInfo(t->dtype, shape);
+    if (op::sinfoEqual(pattern, s.outputs[k].sinfo))
+      continue;
+    Var v = makeDataflowVar(sanitizeName(g.output(k).name()), pattern);
+    Span span;
+    span.origins = {c.origin()};
+    s.bindings.push_back(make<MatchCast>(v, s.outputs[k].expr, pattern, span));
+    s.outputs[k] = Value{v, pattern, std::nullopt, std::nullopt};
+  }
+}
+
 /// Converts `g` as an isolated function with parameters of struct info
 /// `params`; params[pAt..pAt+n) are loop-carried, returned again as outputs
 /// [oAt..oAt+n). A carried dimension the body changes becomes a fresh
@@ -272,6 +302,7 @@ Body buildBody(NodeContext& c, const onnx::GraphProto& g, std::vector<StructInfo
       inputs.push_back(Value{v, params[i], std::nullopt, std::nullopt});
     }
     Subgraph s = c.subgraph(g, inputs, true);
+    declareOutputs(c, g, s);
     if (s.outputs.size() < oAt + n)
       throw Error("the body has " + std::to_string(s.outputs.size()) +
                   " outputs, expected at least " + std::to_string(oAt + n));
