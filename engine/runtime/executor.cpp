@@ -266,21 +266,20 @@ struct FrameEval {
 
   static bool truthy(const Tensor& t) { return t.numel() > 0 && t.getDouble(0) != 0; }
 
-  /// An empty scan output (no iteration ran): the element shape must be
-  /// static in the stated struct info.
-  Tensor emptyStacked(const StructInfo& s, int axis, const Span& span) {
-    auto* t = as<TensorSInfo>(s);
-    std::vector<int64_t> shape;
-    if (t && t->shape)
-      for (int d = 0; d < t->ndim; ++d) {
-        auto c = asConstInt((*t->shape)[d]);
-        if (d != axis && !c)
-          break;
-        shape.push_back(d == axis ? 0 : *c);
-      }
-    if (!t || t->dtype.isVoid() || static_cast<int>(shape.size()) != t->ndim)
+  /// An empty scan output (no iteration ran): field `field` of the body's
+  /// return struct info must have a static shape; a 0 extent goes in at
+  /// `axis`.
+  Tensor emptyStacked(const GlobalVar* body, size_t field, int axis, const Span& span) {
+    auto* fn = as<Function>(ex.module_->lookup(body->name));
+    auto* ret = fn ? as<TupleSInfo>(fn->retSInfo) : nullptr;
+    auto* t = ret && field < ret->fields.size() ? as<TensorSInfo>(ret->fields[field]) : nullptr;
+    std::optional<std::vector<int64_t>> shape;
+    if (t && !t->dtype.isVoid())
+      shape = t->staticShape();
+    if (!shape || axis < 0 || axis > static_cast<int>(shape->size()))
       fail(span, "a scan output of zero iterations needs a static element shape");
-    return Tensor(t->dtype, shape);
+    shape->insert(shape->begin() + axis, 0);
+    return Tensor(t->dtype, *shape);
   }
 
   Value tupleValue(std::vector<Value> fs) {
@@ -323,17 +322,13 @@ struct FrameEval {
       for (size_t k = 0; k < nScan; ++k)
         scans[k].push_back((*fs)[1 + carried.size() + k].tensor());
     }
-    auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+    size_t nCarried = carried.size();
     for (size_t k = 0; k < nScan; ++k) {
-      size_t at = carried.size() + k;
       for (auto& part : scans[k])
         if (part.shape() != scans[k][0].shape() || part.dtype() != scans[k][0].dtype())
           fail(span, "loop scan output " + std::to_string(k) +
                          " changes its shape or type between iterations");
-      carried.emplace_back(scans[k].empty() ? emptyStacked(outInfo && at < outInfo->fields.size()
-                                                               ? outInfo->fields[at]
-                                                               : StructInfo(),
-                                                           0, span)
+      carried.emplace_back(scans[k].empty() ? emptyStacked(gv, 1 + nCarried + k, 0, span)
                                             : stackAxis(scans[k], 0));
     }
     return tupleValue(std::move(carried));
@@ -388,16 +383,13 @@ struct FrameEval {
         scans[k].push_back((*fs)[states.size() + k].tensor());
       }
     }
-    auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+    size_t nStates = states.size();
     for (size_t k = 0; k < nScan; ++k) {
       int axis = k < outAxes.size() ? static_cast<int>(outAxes[k]) : 0;
       if (k < outDirs.size() && outDirs[k] == 1)
         std::reverse(scans[k].begin(), scans[k].end());
-      size_t at = states.size() + k;
       if (scans[k].empty()) {
-        states.emplace_back(emptyStacked(
-            outInfo && at < outInfo->fields.size() ? outInfo->fields[at] : StructInfo(), axis,
-            span));
+        states.emplace_back(emptyStacked(gv, nStates + k, axis, span));
         continue;
       }
       if (axis < 0 || axis > scans[k][0].ndim())
