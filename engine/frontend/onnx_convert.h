@@ -9,6 +9,7 @@
 // those per node and throws them together at the end.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,24 @@ struct Unsupported {
   std::string needsConstant;
 };
 
+/// A tensor type as ONNX declares it for the elements of a sequence: a dim
+/// is an expression (a number, or a dim_param's shape variable) or unknown.
+struct ElemType {
+  DataType dtype = DataType::Void();
+  int ndim = -1;
+  std::vector<std::optional<ir::PrimExpr>> dims; // ndim entries when ndim >= 0
+};
+
+/// What a sequence or optional value holds (its struct info is Object; the
+/// importer keeps the element type here): a sequence of tensors, or an
+/// optional of a tensor (`elem`) or of a sequence (`inner`).
+struct ContainerType {
+  enum class Kind { Sequence, Optional } kind = Kind::Sequence;
+  ElemType elem;
+  std::shared_ptr<const ContainerType> inner;
+};
+using ContainerRef = std::shared_ptr<const ContainerType>;
+
 /// A value of the ONNX graph: its expression (Var, Constant or parameter),
 /// struct info and, when known at import time, the tensor itself.
 ///
@@ -45,6 +64,9 @@ struct Value {
   ir::StructInfo sinfo;
   std::optional<Tensor> data;
   std::optional<std::vector<ir::PrimExpr>> sym;
+  /// Set for sequence and optional values (defaulted, so converters may
+  /// write Value{expr, sinfo, data, sym}).
+  ContainerRef container = nullptr;
 };
 
 class NodeContext;
@@ -213,6 +235,18 @@ void addSamplingConverters(ConverterTable& t);
 void addSignalConverters(ConverterTable& t);
 void addTextConverters(ConverterTable& t);
 void addControlConverters(ConverterTable& t);
+void addSequenceConverters(ConverterTable& t);
+
+/// The container type of an ONNX sequence / optional type (null for a
+/// tensor type); `dimParam` gives the shape variable of a dim_param, if
+/// any. Refuses (Unsupported) maps and nested sequences.
+ContainerRef
+containerFromType(const onnx::TypeProto& type,
+                  const std::function<std::optional<ir::PrimExpr>(const std::string&)>& dimParam);
+/// Joins two container types (element dims that differ become unknown);
+/// null when they are of different kinds.
+ContainerRef joinContainers(const ContainerRef& a, const ContainerRef& b);
+bool sameContainer(const ContainerRef& a, const ContainerRef& b);
 
 /// Evaluates a shape-computation node (Gather, Slice, Concat, Squeeze,
 /// Unsqueeze, Cast, arithmetic...) whose inputs are symbolic shape values or

@@ -62,6 +62,7 @@ const detail::ConverterTable& converters() {
     detail::addSignalConverters(t);
     detail::addTextConverters(t);
     detail::addControlConverters(t);
+    detail::addSequenceConverters(t);
     return t;
   }();
   return table;
@@ -132,7 +133,7 @@ public:
       }
       paramIndex_[in.name()] = position;
       params.push_back(v);
-      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt, std::nullopt};
+      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt, std::nullopt, inputContainer(in)};
     }
     for (auto& [name, t] : opts_.inputValues)
       if (!g_.values.count(name) || paramIndex_.count(name))
@@ -223,7 +224,23 @@ private:
     return v;
   }
 
+  /// The element type of a sequence or optional graph input (its struct
+  /// info is Object); null for a tensor.
+  detail::ContainerRef inputContainer(const onnx::ValueInfoProto& in) {
+    if (!in.type().has_sequence_type() && !in.type().has_optional_type())
+      return nullptr;
+    return detail::containerFromType(in.type(), [&](const std::string& p) { return dimVar(p); });
+  }
+
   StructInfo inputSInfo(const onnx::ValueInfoProto& in) {
+    if (in.type().has_sequence_type() || in.type().has_optional_type()) {
+      try {
+        inputContainer(in);
+      } catch (const Unsupported& u) {
+        problems_.push_back({in.name(), "graph input", u.reason});
+      }
+      return objectSInfo();
+    }
     if (!in.type().has_tensor_type()) {
       problems_.push_back({in.name(), "graph input", "only tensor inputs are supported"});
       return objectSInfo();
@@ -418,7 +435,8 @@ private:
           continue;
         }
         Var p = makeVar(detail::sanitizeName(n), it->second.sinfo);
-        sub.values[n] = Value{p, it->second.sinfo, std::nullopt, std::nullopt};
+        sub.values[n] =
+            Value{p, it->second.sinfo, std::nullopt, std::nullopt, it->second.container};
         out.captured.push_back(n);
         out.capturedParams.push_back(p);
       }

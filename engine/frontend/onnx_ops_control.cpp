@@ -204,7 +204,18 @@ void convertIf(NodeContext& c) {
   std::vector<std::vector<std::optional<PrimExpr>>> dims(n);
   std::vector<DataType> dts(n);
   std::vector<int> ranks(n);
+  std::vector<ContainerRef> conts(n);
   for (size_t k = 0; k < n; ++k) {
+    if (t.outputs[k].container || e.outputs[k].container) {
+      // Sequences or optionals: element types joined.
+      conts[k] = joinContainers(t.outputs[k].container, e.outputs[k].container);
+      if (!conts[k])
+        c.unsupported("branch output " + std::to_string(k) +
+                      " is a different kind of value in the two branches");
+      tOut.push_back(t.outputs[k].expr);
+      eOut.push_back(e.outputs[k].expr);
+      continue;
+    }
     auto* a = tensorOf(c, t.outputs[k], "then_branch output " + std::to_string(k));
     auto* b = tensorOf(c, e.outputs[k], "else_branch output " + std::to_string(k));
     if (a->dtype != b->dtype)
@@ -235,13 +246,19 @@ void convertIf(NodeContext& c) {
   // The struct info normalize gives the `if`: equal branches keep theirs.
   std::vector<StructInfo> ifInfo;
   for (size_t k = 0; k < n; ++k)
-    ifInfo.push_back(op::sinfoEqual(t.outputs[k].sinfo, e.outputs[k].sinfo)
+    ifInfo.push_back(conts[k] ? objectSInfo()
+                     : op::sinfoEqual(t.outputs[k].sinfo, e.outputs[k].sinfo)
                          ? t.outputs[k].sinfo
                          : tensorSInfo(dts[k], ranks[k]));
   StructInfo s = n == 1 ? ifInfo[0] : tupleSInfo(ifInfo);
   Value res = c.bindPlain(make<If>(cond, seqOf(t, tOut), seqOf(e, eOut), s), s);
   for (int k = 0; k < c.node.output_size(); ++k) {
     Value item = n == 1 ? res : c.tupleItem(res, k);
+    if (conts[k]) {
+      item.container = conts[k];
+      c.output(k, item);
+      continue;
+    }
     c.output(k, nameExtents(c, item, dts[k], ranks[k], dims[k], c.node.output(k)));
   }
 }
@@ -250,8 +267,9 @@ void convertIf(NodeContext& c) {
 
 /// A body converted into a graph-level function of the module.
 struct Body {
-  Expr fn;                        // its GlobalVar
-  std::vector<StructInfo> params; // as finally converted (carried ones generalized)
+  Expr fn;                         // its GlobalVar
+  std::vector<StructInfo> params;  // as finally converted (carried ones generalized)
+  std::vector<ContainerRef> conts; // of the parameters (sequences, optionals)
   std::vector<Value> outputs;
   std::vector<std::string> captured;
 };
@@ -291,7 +309,8 @@ void declareOutputs(NodeContext& c, const onnx::GraphProto& g, Subgraph& s) {
 /// [oAt..oAt+n). A carried dimension the body changes becomes a fresh
 /// shape variable and the body is converted again.
 Body buildBody(NodeContext& c, const onnx::GraphProto& g, std::vector<StructInfo> params,
-               size_t pAt, size_t n, size_t oAt, const std::string& hint) {
+               std::vector<ContainerRef> conts, size_t pAt, size_t n, size_t oAt,
+               const std::string& hint) {
   std::unordered_set<const PrimVar*> fresh;
   for (int pass = 0;; ++pass) {
     std::vector<Value> inputs;
@@ -299,7 +318,7 @@ Body buildBody(NodeContext& c, const onnx::GraphProto& g, std::vector<StructInfo
     for (size_t i = 0; i < params.size(); ++i) {
       Var v = makeVar(sanitizeName(g.input(static_cast<int>(i)).name()), params[i]);
       vars.push_back(v);
-      inputs.push_back(Value{v, params[i], std::nullopt, std::nullopt});
+      inputs.push_back(Value{v, params[i], std::nullopt, std::nullopt, conts[i]});
     }
     Subgraph s = c.subgraph(g, inputs, true);
     declareOutputs(c, g, s);
@@ -309,6 +328,17 @@ Body buildBody(NodeContext& c, const onnx::GraphProto& g, std::vector<StructInfo
     bool changed = false;
     for (size_t k = 0; k < n; ++k) {
       std::string what = "loop-carried value " + std::to_string(k);
+      if (conts[pAt + k] || s.outputs[oAt + k].container) {
+        // A sequence or optional: its element type joined with the body's.
+        ContainerRef j = joinContainers(conts[pAt + k], s.outputs[oAt + k].container);
+        if (!j)
+          c.unsupported(what + " changes its kind of value in the body");
+        if (!sameContainer(j, conts[pAt + k])) {
+          conts[pAt + k] = j;
+          changed = true;
+        }
+        continue;
+      }
       auto* a = as<TensorSInfo>(params[pAt + k]);
       auto* b = tensorOf(c, s.outputs[oAt + k], what + " (body output)");
       if (a->dtype != b->dtype || a->ndim != b->ndim)
@@ -344,7 +374,8 @@ Body buildBody(NodeContext& c, const onnx::GraphProto& g, std::vector<StructInfo
     vars.insert(vars.end(), s.capturedParams.begin(), s.capturedParams.end());
     Expr body = makeSeq(s.bindings, make<Tuple>(outs, tupleSInfo(outInfo)));
     BaseFunc fn = make<Function>(vars, body, nullptr);
-    return Body{c.addFunction(hint, fn), params, std::move(s.outputs), std::move(s.captured)};
+    return Body{c.addFunction(hint, fn), params, conts, std::move(s.outputs),
+                std::move(s.captured)};
   }
 }
 
@@ -385,10 +416,12 @@ StructInfo fromDims(DataType dt, int ndim, const std::vector<std::optional<PrimE
 /// Binds the call and sets the node's outputs, naming unknown extents.
 void finishControl(NodeContext& c, const std::string& opName, std::vector<Expr> args, Attrs attrs,
                    const std::vector<DataType>& dts, const std::vector<int>& ranks,
-                   const std::vector<std::vector<std::optional<PrimExpr>>>& dims) {
+                   const std::vector<std::vector<std::optional<PrimExpr>>>& dims,
+                   const std::vector<ContainerRef>& conts = {}) {
+  auto contOf = [&](size_t k) { return k < conts.size() ? conts[k] : nullptr; };
   std::vector<StructInfo> fields;
   for (size_t k = 0; k < dts.size(); ++k)
-    fields.push_back(fromDims(dts[k], ranks[k], dims[k]));
+    fields.push_back(contOf(k) ? objectSInfo() : fromDims(dts[k], ranks[k], dims[k]));
   StructInfo s = tupleSInfo(fields);
   Value r = c.bind(
       make<Call>(opRef(opName), std::move(args), std::move(attrs), std::vector<StructInfo>{s}, s),
@@ -397,6 +430,11 @@ void finishControl(NodeContext& c, const std::string& opName, std::vector<Expr> 
     if (c.node.output(k).empty())
       continue;
     Value item = c.tupleItem(r, k);
+    if (contOf(k)) {
+      item.container = contOf(k);
+      c.output(k, item);
+      continue;
+    }
     c.output(k, nameExtents(c, item, dts[k], ranks[k], dims[k], c.node.output(k)));
   }
 }
@@ -446,12 +484,16 @@ void convertLoop(NodeContext& c) {
   std::vector<StructInfo> params{tensorSInfo(DataType::Int64(), std::vector<int64_t>{}),
                                  tensorSInfo(DataType::Bool(), std::vector<int64_t>{})};
   std::vector<Expr> initial;
+  std::vector<ContainerRef> conts(2);
   for (int k = 0; k < nCarried; ++k) {
-    tensorOf(c, c.value(2 + k), "loop-carried value " + std::to_string(k));
+    if (!c.value(2 + k).container)
+      tensorOf(c, c.value(2 + k), "loop-carried value " + std::to_string(k));
     initial.push_back(c.in(2 + k).expr);
     params.push_back(c.in(2 + k).sinfo);
+    conts.push_back(c.in(2 + k).container);
   }
-  Body b = buildBody(c, body, params, 2, static_cast<size_t>(nCarried), 1, c.name() + "_body");
+  Body b =
+      buildBody(c, body, params, conts, 2, static_cast<size_t>(nCarried), 1, c.name() + "_body");
   auto known = outerVars(c, b);
   std::vector<Expr> captured;
   for (auto& n : b.captured)
@@ -472,7 +514,15 @@ void convertLoop(NodeContext& c) {
   std::vector<DataType> dts;
   std::vector<int> ranks;
   std::vector<std::vector<std::optional<PrimExpr>>> dims;
+  std::vector<ContainerRef> outConts;
   for (int k = 0; k < nCarried; ++k) {
+    outConts.push_back(b.conts[2 + k]);
+    if (b.conts[2 + k]) {
+      dts.push_back(DataType::Void());
+      ranks.push_back(-1);
+      dims.emplace_back();
+      continue;
+    }
     auto* t = as<TensorSInfo>(b.params[2 + k]);
     dts.push_back(t->dtype);
     ranks.push_back(t->ndim);
@@ -489,7 +539,7 @@ void convertLoop(NodeContext& c) {
     dims.push_back(d);
   }
   finishControl(c, "loop", {b.fn, trip, cond, tupleOf(initial), tupleOf(captured)},
-                Attrs{{"num_scan_outputs", int64_t(nScan)}}, dts, ranks, dims);
+                Attrs{{"num_scan_outputs", int64_t(nScan)}}, dts, ranks, dims, outConts);
 }
 
 void convertScan(NodeContext& c) {
@@ -542,7 +592,8 @@ void convertScan(NodeContext& c) {
     slice.erase(slice.begin() + axis);
     params.push_back(tensorSInfo(t->dtype, slice));
   }
-  Body b = buildBody(c, body, params, 0, static_cast<size_t>(nStates), 0, c.name() + "_body");
+  Body b = buildBody(c, body, params, std::vector<ContainerRef>(params.size()), 0,
+                     static_cast<size_t>(nStates), 0, c.name() + "_body");
   auto known = outerVars(c, b);
   std::vector<Expr> captured;
   for (auto& n : b.captured)

@@ -91,6 +91,7 @@ const Registry& registry() {
     detail::registerLoweringOps();
     detail::registerIndexOps();
     detail::registerControlOps();
+    detail::registerSequenceOps();
     building() = nullptr;
     for (auto& [name, info] : r->ops)
       r->sorted.push_back(info.get());

@@ -399,6 +399,116 @@ struct FrameEval {
     return tupleValue(std::move(states));
   }
 
+  /// The sequence and optional operators (op/ops_sequence.cpp): a sequence
+  /// is a tuple value of any length, an empty optional is no value.
+  Value evalSequence(const Call* c, const std::string& name, const Span& span) {
+    auto items = [&](const Value& v) {
+      auto* fs = std::get_if<std::vector<Value>>(&v.v);
+      if (!fs)
+        fail(span, name + " needs a sequence");
+      return *fs;
+    };
+    auto intOf = [&](const Value& v) -> int64_t {
+      if (v.isTensor() && v.tensor().numel() == 1)
+        return static_cast<int64_t>(v.tensor().getDouble(0));
+      if (auto* i = std::get_if<int64_t>(&v.v))
+        return *i;
+      fail(span, name + ": a position must be an integer scalar");
+    };
+    auto position = [&](int64_t p, size_t size, bool end) {
+      auto n = static_cast<int64_t>(size);
+      int64_t q = p < 0 ? p + n : p;
+      if (q < 0 || q > n || (!end && q == n))
+        fail(span, name + ": position " + std::to_string(p) +
+                       " is out of range for a sequence of " + std::to_string(n));
+      return q;
+    };
+    auto arg = [&](size_t i) { return eval(c->args.at(i), span); };
+    if (name == "seq.construct") {
+      std::vector<Value> fs;
+      for (size_t i = 0; i < c->args.size(); ++i)
+        fs.push_back(arg(i));
+      return tupleValue(std::move(fs));
+    }
+    if (name == "seq.empty")
+      return tupleValue({});
+    if (name == "seq.insert") {
+      auto s = items(arg(0));
+      int64_t p = c->args.size() > 2 ? position(intOf(arg(2)), s.size(), true)
+                                     : static_cast<int64_t>(s.size());
+      s.insert(s.begin() + p, arg(1));
+      return tupleValue(std::move(s));
+    }
+    if (name == "seq.at") {
+      auto s = items(arg(0));
+      return s[position(intOf(arg(1)), s.size(), false)];
+    }
+    if (name == "seq.erase") {
+      auto s = items(arg(0));
+      int64_t p = c->args.size() > 1 ? position(intOf(arg(1)), s.size(), false)
+                                     : position(-1, s.size(), false);
+      s.erase(s.begin() + p);
+      return tupleValue(std::move(s));
+    }
+    if (name == "seq.length") {
+      Tensor t(DataType::Int64(), {});
+      t.setDouble(0, static_cast<double>(items(arg(0)).size()));
+      return Value(t);
+    }
+    if (name == "seq.map") {
+      auto* gv = as<GlobalVar>(c->args.at(0));
+      if (!gv)
+        fail(span, "malformed seq.map");
+      std::vector<Value> inputs = fieldsOf(c->args.at(1), span, "seq.map inputs");
+      std::vector<Value> captured = fieldsOf(c->args.at(2), span, "seq.map captured values");
+      auto mask = c->attrs.getInts("sequence_inputs");
+      auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+      size_t nOut = outInfo ? outInfo->fields.size() : 1;
+      int64_t n = -1;
+      for (size_t j = 0; j < inputs.size(); ++j)
+        if (j < mask.size() && mask[j]) {
+          auto len = static_cast<int64_t>(items(inputs[j]).size());
+          if (n >= 0 && len != n)
+            fail(span, "seq.map: the sequences differ in length (" + std::to_string(n) + " and " +
+                           std::to_string(len) + ")");
+          n = len;
+        }
+      std::vector<std::vector<Value>> outs(nOut);
+      for (int64_t i = 0; i < n; ++i) {
+        std::vector<Value> args;
+        for (size_t j = 0; j < inputs.size(); ++j)
+          args.push_back(j < mask.size() && mask[j] ? items(inputs[j])[i] : inputs[j]);
+        args.insert(args.end(), captured.begin(), captured.end());
+        Value r = ex.run(gv->name, args);
+        auto* fs = std::get_if<std::vector<Value>>(&r.v);
+        if (!fs || fs->size() != nOut)
+          fail(span, "seq.map body '" + gv->name + "' returned a value of the wrong form");
+        for (size_t k = 0; k < nOut; ++k)
+          outs[k].push_back((*fs)[k]);
+      }
+      std::vector<Value> seqs;
+      for (auto& o : outs)
+        seqs.push_back(tupleValue(std::move(o)));
+      return tupleValue(std::move(seqs));
+    }
+    if (name == "optional.wrap")
+      return arg(0);
+    if (name == "optional.none")
+      return Value();
+    if (name == "optional.has") {
+      Tensor t(DataType::Bool(), {});
+      t.setDouble(0, std::holds_alternative<std::monostate>(arg(0).v) ? 0 : 1);
+      return Value(t);
+    }
+    if (name == "optional.get") {
+      Value v = arg(0);
+      if (std::holds_alternative<std::monostate>(v.v))
+        fail(span, "optional.get of an empty optional");
+      return v;
+    }
+    fail(span, "unknown sequence operator '" + name + "'");
+  }
+
   Value evalCall(const Call* c, const Span& span) {
     if (auto* op = as<OpRef>(c->op)) {
       if (op->name == "call_tir") {
@@ -446,6 +556,8 @@ struct FrameEval {
         return evalLoop(c, span);
       if (op->name == "scan")
         return evalScan(c, span);
+      if (op->name.rfind("seq.", 0) == 0 || op->name.rfind("optional.", 0) == 0)
+        return evalSequence(c, op->name, span);
       fail(span, "operator '" + op->name +
                      "' was not lowered to a kernel (is Legalize in the pipeline?)");
     }
