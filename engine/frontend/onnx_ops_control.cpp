@@ -547,46 +547,74 @@ void convertScan(NodeContext& c) {
   int64_t nIn = c.attrInt("num_scan_inputs", -1);
   if (nIn < 1)
     throw Error("Scan needs the attribute num_scan_inputs >= 1");
-  if (c.opset < 9)
-    c.unsupported("Scan before opset 9 (batch axis, sequence_lens) is not supported");
-  int nStates = c.numInputs() - static_cast<int>(nIn);
+  // Scan-8: operand 0 is sequence_lens, and every state and scan input has
+  // a leading batch axis (the scan axis is then 1).
+  bool batched = c.opset < 9;
+  int first = batched ? 1 : 0;
+  if (batched && c.has(0))
+    c.unsupported("Scan-8's sequence_lens is not supported");
+  int nStates = c.numInputs() - first - static_cast<int>(nIn);
   if (nStates < 0)
     throw Error("num_scan_inputs is " + std::to_string(nIn) + " but the node has " +
                 std::to_string(c.numInputs()) + " inputs");
-  if (body.input_size() != c.numInputs())
+  if (body.input_size() != c.numInputs() - first)
     throw Error("the body has " + std::to_string(body.input_size()) + " inputs, expected " +
-                std::to_string(c.numInputs()));
+                std::to_string(c.numInputs() - first));
   int nScan = body.output_size() - nStates;
   if (nScan < 0)
     throw Error("the body has " + std::to_string(body.output_size()) + " outputs, fewer than the " +
                 std::to_string(nStates) + " states");
-  auto inAxes = c.attrInts("scan_input_axes", std::vector<int64_t>(nIn, 0));
-  auto inDirs = c.attrInts("scan_input_directions", std::vector<int64_t>(nIn, 0));
-  auto outAxes = c.attrInts("scan_output_axes", std::vector<int64_t>(nScan, 0));
-  auto outDirs = c.attrInts("scan_output_directions", std::vector<int64_t>(nScan, 0));
+  std::vector<int64_t> inAxes, inDirs, outAxes, outDirs;
+  if (batched) {
+    inAxes.assign(nIn, 0);
+    outAxes.assign(nScan, 0);
+    inDirs = c.attrInts("directions", std::vector<int64_t>(nIn, 0));
+    outDirs.assign(nScan, 0);
+  } else {
+    inAxes = c.attrInts("scan_input_axes", std::vector<int64_t>(nIn, 0));
+    inDirs = c.attrInts("scan_input_directions", std::vector<int64_t>(nIn, 0));
+    outAxes = c.attrInts("scan_output_axes", std::vector<int64_t>(nScan, 0));
+    outDirs = c.attrInts("scan_output_directions", std::vector<int64_t>(nScan, 0));
+  }
   if (static_cast<int64_t>(inAxes.size()) != nIn || static_cast<int64_t>(inDirs.size()) != nIn ||
       static_cast<int>(outAxes.size()) != nScan || static_cast<int>(outDirs.size()) != nScan)
     throw Error("scan_input_axes/directions need one entry per scan input and "
                 "scan_output_axes/directions one per scan output");
+  // Without the batch axis (Scan-8), as the body sees them.
+  auto unbatched = [&](const TensorSInfo* t) -> StructInfo {
+    if (!batched)
+      return tensorSInfo(t->dtype, *t->shape);
+    if (t->ndim < 1)
+      c.unsupported("Scan-8 operands need a batch axis");
+    return tensorSInfo(t->dtype, std::vector<PrimExpr>(t->shape->begin() + 1, t->shape->end()));
+  };
+  std::optional<PrimExpr> batch;
   std::vector<StructInfo> params;
   std::vector<Expr> states, inputs;
   for (int k = 0; k < nStates; ++k) {
-    tensorOf(c, c.value(k), "state " + std::to_string(k));
-    states.push_back(c.in(k).expr);
-    params.push_back(c.in(k).sinfo);
+    int i = first + k;
+    auto* t = tensorOf(c, c.value(i), "state " + std::to_string(k));
+    states.push_back(c.in(i).expr);
+    if (!t->shape)
+      c.unsupported("state " + std::to_string(k) + " has unknown shape");
+    if (batched && !batch)
+      batch = (*t->shape)[0];
+    params.push_back(unbatched(t));
   }
   std::optional<PrimExpr> length;
   for (int j = 0; j < nIn; ++j) {
-    int i = nStates + j;
+    int i = first + nStates + j;
     auto* t = tensorOf(c, c.value(i), "scan input " + std::to_string(j));
-    int axis = normAxis(c, inAxes[j], t->ndim);
+    if (!t->shape)
+      c.unsupported("scan input " + std::to_string(j) + " has unknown shape");
+    StructInfo us = unbatched(t);
+    auto* u = as<TensorSInfo>(us);
+    if (batched && !batch)
+      batch = (*t->shape)[0];
+    int axis = normAxis(c, inAxes[j], u->ndim);
     inAxes[j] = axis;
     inputs.push_back(c.in(i).expr);
-    if (!t->shape) {
-      params.push_back(tensorSInfo(t->dtype, t->ndim - 1));
-      continue;
-    }
-    std::vector<PrimExpr> slice = *t->shape;
+    std::vector<PrimExpr> slice = *u->shape;
     if (!length)
       length = slice[axis];
     slice.erase(slice.begin() + axis);
@@ -598,21 +626,26 @@ void convertScan(NodeContext& c) {
   std::vector<Expr> captured;
   for (auto& n : b.captured)
     captured.push_back(c.exprOf(n));
+  auto withBatch = [&](std::vector<std::optional<PrimExpr>> d) {
+    if (batched)
+      d.insert(d.begin(), batch && usesOnly(*batch, known) ? batch : std::nullopt);
+    return d;
+  };
   std::vector<DataType> dts;
   std::vector<int> ranks;
   std::vector<std::vector<std::optional<PrimExpr>>> dims;
   for (int k = 0; k < nStates; ++k) {
     auto* t = as<TensorSInfo>(b.params[k]);
     dts.push_back(t->dtype);
-    ranks.push_back(t->ndim);
-    dims.push_back(validDims(b.params[k], known));
+    ranks.push_back(t->ndim + (batched ? 1 : 0));
+    dims.push_back(withBatch(validDims(b.params[k], known)));
   }
   for (int j = 0; j < nScan; ++j) {
     auto* t = tensorOf(c, b.outputs[nStates + j], "scan output " + std::to_string(j));
     int axis = normAxis(c, outAxes[j], t->ndim + 1);
     outAxes[j] = axis;
     dts.push_back(t->dtype);
-    ranks.push_back(t->ndim + 1);
+    ranks.push_back(t->ndim + 1 + (batched ? 1 : 0));
     auto d = validDims(b.outputs[nStates + j].sinfo, known);
     if (static_cast<int>(d.size()) != t->ndim)
       d.assign(t->ndim, std::nullopt);
@@ -620,13 +653,15 @@ void convertScan(NodeContext& c) {
     if (length && usesOnly(*length, known))
       len = length;
     d.insert(d.begin() + axis, len);
-    dims.push_back(d);
+    dims.push_back(withBatch(d));
   }
   Attrs attrs{{"num_scan_outputs", int64_t(nScan)},
               {"scan_input_axes", inAxes},
               {"scan_input_directions", inDirs},
               {"scan_output_axes", outAxes},
               {"scan_output_directions", outDirs}};
+  if (batched)
+    attrs = attrs.with("batched", true);
   finishControl(c, "scan", {b.fn, tupleOf(states), tupleOf(inputs), tupleOf(captured)},
                 std::move(attrs), dts, ranks, dims);
 }
@@ -638,7 +673,7 @@ void addControlConverters(ConverterTable& t) {
   t["Loop"] = {convertLoop, {"body"}};
   t["Scan"] = {convertScan,
                {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
-                "scan_output_axes", "scan_output_directions"}};
+                "scan_output_axes", "scan_output_directions", "directions"}};
 }
 
 } // namespace unity::frontend::detail

@@ -90,7 +90,9 @@ void registerControlOps() {
          "1 = read that input backwards"},
         {"scan_output_axes", Type::Ints, false, std::vector<int64_t>{}, "axis of each scan output"},
         {"scan_output_directions", Type::Ints, false, std::vector<int64_t>{},
-         "1 = stack that output backwards"}},
+         "1 = stack that output backwards"},
+        {"batched", Type::Bool, false, false,
+         "Scan-8: states and inputs have a leading batch axis, scanned per entry"}},
        deduceScan,
        "scan(@body, (states...), (scan_inputs...), (captured...)) with sinfo_args=[result]: run "
        "the body on each slice of the scan inputs (run by the executor)"});

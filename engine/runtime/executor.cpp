@@ -342,6 +342,43 @@ struct FrameEval {
     std::vector<Value> states = fieldsOf(c->args[1], span, "scan states");
     std::vector<Value> inputs = fieldsOf(c->args[2], span, "scan inputs");
     std::vector<Value> captured = fieldsOf(c->args[3], span, "scan captured values");
+    if (!c->attrs.getBool("batched", false))
+      return tupleValue(scanOnce(c, gv, std::move(states), inputs, captured, span));
+    // Scan-8: every state and scan input has a leading batch axis; each
+    // batch entry is scanned on its own and the results stacked again.
+    std::vector<Value> all = states;
+    all.insert(all.end(), inputs.begin(), inputs.end());
+    int64_t batch = -1;
+    for (auto& v : all) {
+      if (!v.isTensor() || v.tensor().ndim() < 1)
+        fail(span, "a batched scan's states and inputs must be tensors with a batch axis");
+      if (batch >= 0 && v.tensor().shape()[0] != batch)
+        fail(span, "a batched scan's operands differ in batch size");
+      batch = v.tensor().shape()[0];
+    }
+    std::vector<std::vector<Tensor>> parts;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<Value> sb, ib;
+      for (auto& v : states)
+        sb.emplace_back(sliceAxis(v.tensor(), 0, b));
+      for (auto& v : inputs)
+        ib.emplace_back(sliceAxis(v.tensor(), 0, b));
+      auto r = scanOnce(c, gv, std::move(sb), ib, captured, span);
+      parts.resize(r.size());
+      for (size_t k = 0; k < r.size(); ++k)
+        parts[k].push_back(r[k].tensor());
+    }
+    std::vector<Value> out;
+    for (auto& p : parts)
+      out.emplace_back(stackAxis(p, 0));
+    return tupleValue(std::move(out));
+  }
+
+  /// One scan over the inputs' scan axes: the final states, then the
+  /// stacked scan outputs.
+  std::vector<Value> scanOnce(const Call* c, const GlobalVar* gv, std::vector<Value> states,
+                              const std::vector<Value>& inputs, const std::vector<Value>& captured,
+                              const Span& span) {
     auto nScan = static_cast<size_t>(c->attrs.getInt("num_scan_outputs", 0));
     auto inAxes = c->attrs.getInts("scan_input_axes"),
          inDirs = c->attrs.getInts("scan_input_directions");
@@ -396,7 +433,7 @@ struct FrameEval {
         fail(span, "scan output axis out of range");
       states.emplace_back(stackAxis(scans[k], axis));
     }
-    return tupleValue(std::move(states));
+    return states;
   }
 
   /// The sequence and optional operators (op/ops_sequence.cpp): a sequence

@@ -233,6 +233,34 @@ TEST(OnnxControlFlow, ScanReadsAnInputBackwardsAndStacksAlongTheOutputAxis) {
   EXPECT_EQ(valuesOf(out[1]), (std::vector<double>{5, 8, 9, 6, 10, 12}));
 }
 
+TEST(OnnxControlFlow, Scan8ScansEveryBatchEntryOnItsOwn) {
+  OnnxModelBuilder b(8);
+  b.input("s0", {2, 1});
+  b.input("X", {2, 3, 1});
+  OnnxModelBuilder body;
+  body.graph->set_name("step");
+  body.input("s_in", {1});
+  body.input("x_t", {1});
+  body.node("Add", {"s_in", "x_t"}, {"s_out"});
+  body.node("Identity", {"s_out"}, {"y_t"});
+  body.output("s_out");
+  body.output("y_t");
+  auto* n = b.node("Scan", {"", "s0", "X"}, {"s", "Y"}, "batched_sum");
+  attrGraph(n, "body", *body.graph);
+  OnnxModelBuilder::attrInt(n, "num_scan_inputs", 1);
+  b.output("s");
+  b.output("Y");
+  BuildResult r = build(frontend::importOnnxBytes(b.bytes()));
+  ASSERT_TRUE(r.executable);
+  // Entry 0 starts at 0 and adds 1, 2, 3; entry 1 starts at 100 and adds 4, 5, 6.
+  auto out =
+      r.executable->runTensors({floats({2, 1}, {0, 100}), floats({2, 3, 1}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(valuesOf(out[0]), (std::vector<double>{6, 115}));
+  EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{2, 3, 1}));
+  EXPECT_EQ(valuesOf(out[1]), (std::vector<double>{1, 3, 6, 104, 109, 115}));
+}
+
 TEST(OnnxControlFlow, ImportedControlFlowPrintsAndParsesBack) {
   for (const std::string& bytes : {ifModel().bytes(), loopModel().bytes()}) {
     IRModule m = frontend::importOnnxBytes(bytes);
