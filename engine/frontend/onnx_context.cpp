@@ -451,6 +451,15 @@ void NodeContext::append(const std::vector<Binding>& bindings) {
   g_.bindings.insert(g_.bindings.end(), bindings.begin(), bindings.end());
 }
 
+size_t NodeContext::bindingCount() const { return g_.bindings.size(); }
+
+std::vector<Binding> NodeContext::takeBindings(size_t from) {
+  std::vector<Binding> out(g_.bindings.begin() + static_cast<std::ptrdiff_t>(from),
+                           g_.bindings.end());
+  g_.bindings.resize(from);
+  return out;
+}
+
 const onnx::GraphProto& NodeContext::graphAttr(const std::string& name) const {
   auto* a = attr(name);
   if (!a)

@@ -191,6 +191,10 @@ public:
   Value matchCast(const Value& v, ir::StructInfo pattern);
   /// Appends bindings converted elsewhere (a subgraph imported inline).
   void append(const std::vector<ir::Binding>& bindings);
+  /// The number of bindings so far, and the bindings after such a mark taken
+  /// out again (to outline them into a function: a recurrence's step).
+  size_t bindingCount() const;
+  std::vector<ir::Binding> takeBindings(size_t from);
   /// The graph attribute `name` (If branches, Loop/Scan bodies); a missing
   /// one or one of another type is a malformed node (unity::Error).
   const onnx::GraphProto& graphAttr(const std::string& name) const;

@@ -19,11 +19,11 @@ Models (weights are seeded random numbers):
                       Reshape by computed dims, ReduceMax, Transpose, MatMul;
                       Range over the computed length, ConstantOfShape, Expand to
                       Shape(y), Tile with computed repeats, Size.  N, W dynamic.
-  recurrent_if        an LSTM over a (6, N, 4) sequence, then an If on the input
+  recurrent_if        an LSTM over a (T, N, 4) sequence, then an If on the input
                       scalar `use_last` (bool): the last hidden state projected
                       to 3 features, or the mean of every step's output
                       projected to 4 features, so the branches' outputs differ
-                      in shape ((N, 3) vs (N, 4)).  N dynamic.
+                      in shape ((N, 3) vs (N, 4)).  T and N dynamic.
 
 Reference outputs: run with --ort NODE_SCRIPT (bench/ort/ort_run.mjs of a
 checkout whose bench/ort has `npm install`ed onnxruntime-node): each input is
@@ -191,7 +191,7 @@ def recurrent_if():
     n = helper.make_node
     hidden = 5
     nodes = [
-        n("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h"], hidden_size=hidden),  # Y (6, 1, N, 5)
+        n("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h"], hidden_size=hidden),  # Y (T, 1, N, 5)
         n("If", ["use_last"], ["feat"],
           then_branch=helper.make_graph(
               [n("Squeeze", ["Y_h", "axes0"], ["h_last"]),          # (N, 5)
@@ -209,11 +209,11 @@ def recurrent_if():
              weights("w_mean", (hidden, 4)), i64("axes0", [0]),
              init("two_f", np.array(2.0, dtype=np.float32))]
     flag = helper.make_tensor_value_info("use_last", TensorProto.BOOL, [])
-    m = model("recurrent_if", nodes, [tensor("x", [6, "N", 4]), flag],
+    m = model("recurrent_if", nodes, [tensor("x", ["T", "N", 4]), flag],
               [tensor("y", ["N", None])], inits)
     cases = [[rng.standard_normal((6, 1, 4)).astype(np.float32), np.array(True)],
-             [rng.standard_normal((6, 3, 4)).astype(np.float32), np.array(False)],
-             [rng.standard_normal((6, 2, 4)).astype(np.float32), np.array(True)]]
+             [rng.standard_normal((3, 3, 4)).astype(np.float32), np.array(False)],
+             [rng.standard_normal((9, 2, 4)).astype(np.float32), np.array(True)]]
     return m, cases
 
 
