@@ -385,8 +385,9 @@ std::unordered_set<const PrimVar*> outerVars(NodeContext& c, const Body& b) {
   for (int i = 0; i < c.numInputs(); ++i)
     if (c.has(i))
       collectVars(c.value(i).sinfo, known);
-  for (auto& n : b.captured)
-    (void)n; // captured parameters carry the outer struct info
+  for (auto& n : b.captured) // the outer values the body reads
+    if (Expr e = c.exprOf(n))
+      collectVars(e->sinfo, known);
   return known;
 }
 
@@ -469,8 +470,7 @@ void convertLoop(NodeContext& c) {
       c.unsupported("the trip count M must be an integer scalar");
     trip = c.in(0).expr;
   } else {
-    trip = NodeContext::scalar(0, DataType::Int64()).expr;
-    Tensor t(DataType::Int64(), {});
+    Tensor t(DataType::Int64(), {}); // absent: no bound
     *t.mutableDataAs<int64_t>() = std::numeric_limits<int64_t>::max();
     trip = NodeContext::constant(t).expr;
   }

@@ -296,8 +296,14 @@ struct FrameEval {
     Value trip = eval(c->args[1], span), cond0 = eval(c->args[2], span);
     if (!trip.isTensor() || !cond0.isTensor())
       fail(span, "loop trip count and condition must be tensors");
-    int64_t tripCount =
-        trip.tensor().numel() ? static_cast<int64_t>(trip.tensor().getDouble(0)) : 0;
+    // An absent M is INT64_MAX: read int64 exactly (as a double it
+    // would round up past the range).
+    const Tensor& tt = trip.tensor();
+    int64_t tripCount = 0;
+    if (tt.numel() && tt.dtype().isInt() && tt.dtype().bits == 64)
+      tripCount = tt.dataAs<int64_t>()[0];
+    else if (tt.numel())
+      tripCount = static_cast<int64_t>(tt.getDouble(0));
     bool cond = truthy(cond0.tensor());
     std::vector<Value> carried = fieldsOf(c->args[3], span, "loop initial values");
     std::vector<Value> captured = fieldsOf(c->args[4], span, "loop captured values");
