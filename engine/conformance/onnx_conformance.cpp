@@ -150,24 +150,64 @@ Prepared prepare(const std::string& dir, const std::string& target,
   return {r.executable, std::nullopt};
 }
 
+/// A test-data value as the executor's run-time value: a sequence is a
+/// tuple of any length, an empty optional no value.
+runtime::Value runtimeValue(const frontend::ProtoValue& v) {
+  using K = frontend::ProtoValue::Kind;
+  if (v.kind == K::Tensor)
+    return runtime::Value(v.tensor);
+  if (v.kind == K::Optional)
+    return v.items.empty() ? runtime::Value() : runtimeValue(v.items[0]);
+  runtime::Value out;
+  std::vector<runtime::Value> items;
+  for (auto& i : v.items)
+    items.push_back(runtimeValue(i));
+  out.v = std::move(items);
+  return out;
+}
+
 CaseResult runCase(const std::string& dir, const std::string& target, const Tolerance& tol) {
   std::vector<fs::path> setDirs;
   for (auto& e : fs::directory_iterator(dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
       setDirs.push_back(e.path());
   std::sort(setDirs.begin(), setDirs.end());
-  // Test data we cannot read (strings, sequences, optionals) is reported only
-  // once the model imported and built: an unsupported model stays so.
+  // Test data we cannot read (strings, bfloat16) is reported only once the
+  // model imported and built: an unsupported model stays so. Sequence and
+  // optional files are read as the model declares them (they carry no tag);
+  // they are passed as run-time values, and an output's tensors are
+  // compared in order (a sequence's elements; an empty optional has none).
+  frontend::OnnxValueKinds kinds;
+  try {
+    kinds = frontend::onnxValueKinds((fs::path(dir) / "model.onnx").string());
+  } catch (const Error&) {
+    // an unreadable model: the import reports it
+  }
+  auto kindAt = [](const std::vector<frontend::ProtoValue::Kind>& ks, size_t k) {
+    return k < ks.size() ? ks[k] : frontend::ProtoValue::Kind::Tensor;
+  };
   std::vector<std::vector<Tensor>> setInputs, setWants;
+  std::vector<std::vector<runtime::Value>> setValues; // the inputs as run-time values
   std::string dataError;
   for (auto& set : setDirs) {
     try {
       setInputs.emplace_back();
-      for (auto& f : sortedPbs(set, "input_"))
-        setInputs.back().push_back(readTensorProto(f));
+      setValues.emplace_back();
+      size_t k = 0;
+      for (auto& f : sortedPbs(set, "input_")) {
+        auto kind = kindAt(kinds.inputs, k++);
+        if (kind == frontend::ProtoValue::Kind::Tensor) {
+          setInputs.back().push_back(readTensorProto(f));
+          setValues.back().emplace_back(setInputs.back().back());
+        } else {
+          setInputs.back().emplace_back(); // never specialized
+          setValues.back().push_back(runtimeValue(frontend::readValueProto(f, kind)));
+        }
+      }
       setWants.emplace_back();
+      k = 0;
       for (auto& f : sortedPbs(set, "output_"))
-        setWants.back().push_back(readTensorProto(f));
+        frontend::readValueProto(f, kindAt(kinds.outputs, k++)).flatten(setWants.back());
     } catch (const Error& e) {
       dataError = "test data: " + oneLine(e.what());
     } catch (const std::bad_alloc&) {
@@ -221,6 +261,7 @@ CaseResult runCase(const std::string& dir, const std::string& target, const Tole
   for (size_t si = 0; si < setDirs.size(); ++si) {
     std::string setName = setDirs[si].filename().string();
     std::vector<Tensor> inputs;
+    std::vector<runtime::Value> values;
     if (!spec.empty()) {
       // A data set with other values for the specialized inputs needs its
       // own specialized build.
@@ -243,16 +284,22 @@ CaseResult runCase(const std::string& dir, const std::string& target, const Tole
         bool isSpec = false;
         for (auto& [name, sk] : specIndex)
           isSpec |= sk == static_cast<int>(k);
-        if (!isSpec)
+        if (!isSpec) {
           inputs.push_back(setInputs[si][k]);
+          values.push_back(setValues[si][k]);
+        }
       }
     } else {
       inputs = setInputs[si];
+      values = setValues[si];
     }
     auto& wants = setWants[si];
     std::vector<Tensor> outs;
     try {
-      outs = p.exe->runTensors(inputs);
+      if (kinds.allTensors())
+        outs = p.exe->runTensors(inputs);
+      else
+        p.exe->run(p.exe->entry(), values).flatten(outs);
     } catch (const Error& e) {
       return withNote({CaseStatus::Error, "run " + setName + ": " + oneLine(e.what())});
     }

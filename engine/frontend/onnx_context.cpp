@@ -410,7 +410,10 @@ void NodeContext::output(int i, Value v) {
   if (lastOfMine) {
     auto& b = g_.bindings.back();
     Var nv = isGraphOutput ? makeVar(hint, v.sinfo) : makeDataflowVar(hint, v.sinfo);
-    g_.bindings.back() = make<VarBinding>(nv, b->value, b->span);
+    if (auto* mc = as<MatchCast>(b)) // a result whose extents a match_cast names
+      g_.bindings.back() = make<MatchCast>(nv, b->value, mc->pattern, b->span);
+    else
+      g_.bindings.back() = make<VarBinding>(nv, b->value, b->span);
     v.expr = nv;
   } else if (isGraphOutput && isa<VarNode>(v.expr) && as<VarNode>(v.expr)->isDataflow()) {
     Var nv = makeVar(hint, v.sinfo);
@@ -420,6 +423,85 @@ void NodeContext::output(int i, Value v) {
     v.expr = nv;
   }
   g_.values[onnxName] = std::move(v);
+}
+
+} // namespace unity::frontend::detail
+
+namespace unity::frontend::detail {
+
+// ---- control flow (onnx_ops_control.cpp) ----
+
+Value NodeContext::bindPlain(Expr value, StructInfo sinfo) {
+  Var v = makeVar("lv" + std::to_string(g_.bindings.size()), sinfo);
+  Span span;
+  span.origins = {origin()};
+  g_.bindings.push_back(make<VarBinding>(v, std::move(value), span));
+  return Value{v, sinfo, std::nullopt, std::nullopt};
+}
+
+Value NodeContext::matchCast(const Value& v, StructInfo pattern) {
+  Var mv = makeDataflowVar("lv" + std::to_string(g_.bindings.size()), pattern);
+  Span span;
+  span.origins = {origin()};
+  g_.bindings.push_back(make<MatchCast>(mv, v.expr, pattern, span));
+  return Value{mv, pattern, std::nullopt, std::nullopt};
+}
+
+void NodeContext::append(const std::vector<Binding>& bindings) {
+  g_.bindings.insert(g_.bindings.end(), bindings.begin(), bindings.end());
+}
+
+size_t NodeContext::bindingCount() const { return g_.bindings.size(); }
+
+std::vector<Binding> NodeContext::takeBindings(size_t from) {
+  std::vector<Binding> out(g_.bindings.begin() + static_cast<std::ptrdiff_t>(from),
+                           g_.bindings.end());
+  g_.bindings.resize(from);
+  return out;
+}
+
+const onnx::GraphProto& NodeContext::graphAttr(const std::string& name) const {
+  auto* a = attr(name);
+  if (!a)
+    throw Error("the graph attribute '" + name + "' is missing");
+  if (a->type() != onnx::AttributeProto::GRAPH || !a->has_g())
+    throw Error("attribute '" + name + "' has type " +
+                onnx::AttributeProto::AttributeType_Name(a->type()) + ", expected GRAPH");
+  return a->g();
+}
+
+Subgraph NodeContext::subgraph(const onnx::GraphProto& graph, const std::vector<Value>& inputs,
+                               bool isolated) const {
+  if (!g_.subgraph)
+    unsupported("subgraphs are not supported here");
+  return g_.subgraph(graph, inputs, isolated, *this);
+}
+
+Expr NodeContext::addFunction(const std::string& hint, BaseFunc f) {
+  if (!g_.functions)
+    unsupported("no module to add the function '" + hint + "' to");
+  std::string base = sanitizeName(hint), name = base;
+  auto taken = [&](const std::string& n) {
+    for (auto& [k, _] : *g_.functions)
+      if (k == n)
+        return true;
+    return n == "main";
+  };
+  for (int i = 1; taken(name); ++i)
+    name = base + "_" + std::to_string(i);
+  g_.functions->emplace_back(name, std::move(f));
+  return make<GlobalVar>(name);
+}
+
+Expr NodeContext::exprOf(const std::string& name) {
+  auto it = g_.values.find(name);
+  if (it == g_.values.end())
+    throw Error("node '" + name_ + "' uses undefined value '" + name + "'");
+  if (!it->second.expr && it->second.sym) {
+    it->second.expr = materialize(it->second);
+    g_.materialized.push_back(name);
+  }
+  return it->second.expr;
 }
 
 } // namespace unity::frontend::detail

@@ -9,6 +9,7 @@
 // those per node and throws them together at the end.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,24 @@ struct Unsupported {
   std::string needsConstant;
 };
 
+/// A tensor type as ONNX declares it for the elements of a sequence: a dim
+/// is an expression (a number, or a dim_param's shape variable) or unknown.
+struct ElemType {
+  DataType dtype = DataType::Void();
+  int ndim = -1;
+  std::vector<std::optional<ir::PrimExpr>> dims; // ndim entries when ndim >= 0
+};
+
+/// What a sequence or optional value holds (its struct info is Object; the
+/// importer keeps the element type here): a sequence of tensors, or an
+/// optional of a tensor (`elem`) or of a sequence (`inner`).
+struct ContainerType {
+  enum class Kind { Sequence, Optional } kind = Kind::Sequence;
+  ElemType elem;
+  std::shared_ptr<const ContainerType> inner;
+};
+using ContainerRef = std::shared_ptr<const ContainerType>;
+
 /// A value of the ONNX graph: its expression (Var, Constant or parameter),
 /// struct info and, when known at import time, the tensor itself.
 ///
@@ -45,7 +64,30 @@ struct Value {
   ir::StructInfo sinfo;
   std::optional<Tensor> data;
   std::optional<std::vector<ir::PrimExpr>> sym;
+  /// Set for sequence and optional values (defaulted, so converters may
+  /// write Value{expr, sinfo, data, sym}).
+  ContainerRef container = nullptr;
 };
+
+class NodeContext;
+
+/// A subgraph (an If branch, a Loop or Scan body) converted by the importer
+/// in the scope of the node that holds it (NodeContext::subgraph).
+struct Subgraph {
+  std::vector<ir::Binding> bindings;
+  std::vector<Value> outputs; // run-time expressions (symbolic values materialized)
+  /// Isolated subgraphs (a body function): the outer values it reads that
+  /// are not constants, by ONNX name, and the parameters standing for them.
+  std::vector<std::string> captured;
+  std::vector<ir::Var> capturedParams;
+};
+/// Converts `graph` with its inputs bound to `inputs`. Inline (isolated =
+/// false): the outer values stay visible (an If branch, same function).
+/// Isolated: a separate function, which sees the outer constants and gets a
+/// parameter for every other outer value it reads.
+using SubgraphFn =
+    std::function<Subgraph(const onnx::GraphProto& graph, const std::vector<Value>& inputs,
+                           bool isolated, const NodeContext& owner)>;
 
 /// What the importer keeps while building the function; NodeContext appends.
 struct GraphState {
@@ -57,7 +99,18 @@ struct GraphState {
   /// Symbolic values materialized while converting the current node (their
   /// binding is dropped again when the node is refused).
   std::vector<std::string> materialized;
+  /// Set by the importer: converts subgraphs (control flow).
+  SubgraphFn subgraph;
+  /// Graph-level functions added to the module (loop and scan bodies),
+  /// shared by the main graph and every subgraph.
+  std::vector<std::pair<std::string, ir::BaseFunc>>* functions = nullptr;
 };
+
+/// A function or branch body from a binding list: consecutive bindings
+/// grouped into blocks (an `if` in a block of its own, the rest in dataflow
+/// blocks), and every dataflow variable used outside its block (in a later
+/// block, in a branch or by `body`) made a plain Var.
+ir::Expr makeSeq(const std::vector<ir::Binding>& bindings, const ir::Expr& body);
 
 class NodeContext {
 public:
@@ -130,15 +183,39 @@ public:
   /// Sets output i of the node.
   void output(int i, Value v);
 
+  /// Binds `value` to a plain (non-dataflow) Var: an `if`, which cannot sit
+  /// in a dataflow block.
+  Value bindPlain(ir::Expr value, ir::StructInfo sinfo);
+  /// Binds match_cast(v, pattern): shape variables first seen in pattern
+  /// are defined at run time.
+  Value matchCast(const Value& v, ir::StructInfo pattern);
+  /// Appends bindings converted elsewhere (a subgraph imported inline).
+  void append(const std::vector<ir::Binding>& bindings);
+  /// The number of bindings so far, and the bindings after such a mark taken
+  /// out again (to outline them into a function: a recurrence's step).
+  size_t bindingCount() const;
+  std::vector<ir::Binding> takeBindings(size_t from);
+  /// The graph attribute `name` (If branches, Loop/Scan bodies); a missing
+  /// one or one of another type is a malformed node (unity::Error).
+  const onnx::GraphProto& graphAttr(const std::string& name) const;
+  /// Converts a graph attribute (see SubgraphFn).
+  Subgraph subgraph(const onnx::GraphProto& graph, const std::vector<Value>& inputs,
+                    bool isolated) const;
+  /// Adds a graph-level function to the module under a fresh name derived
+  /// from hint; returns its GlobalVar.
+  ir::Expr addFunction(const std::string& hint, ir::BaseFunc f);
+  /// The run-time expression of outer value `name` (materialized when it
+  /// is a symbolic shape value).
+  ir::Expr exprOf(const std::string& name);
+  /// The run-time tensor of a symbolic shape value, bound now.
+  ir::Expr materialize(const Value& v);
+
   [[noreturn]] void unsupported(const std::string& reason) const;
   /// Refuses (unsupported) an import-time table -- a constant the converter
   /// builds itself -- of more than 2^24 elements: `what` names it.
   void checkTableSize(double elements, const std::string& what) const;
 
 private:
-  /// Binds the run-time tensor of a symbolic shape value.
-  ir::Expr materialize(const Value& v);
-
   GraphState& g_;
   std::string name_;
   size_t firstBinding_;
@@ -166,6 +243,19 @@ void addDataDependentConverters(ConverterTable& t);
 void addTrainingConverters(ConverterTable& t);
 /// TopK whose K is not known at import time (onnx_ops_datadep.cpp).
 void convertTopKComputedK(NodeContext& c, int axis, bool largest);
+void addControlConverters(ConverterTable& t);
+void addSequenceConverters(ConverterTable& t);
+
+/// The container type of an ONNX sequence / optional type (null for a
+/// tensor type); `dimParam` gives the shape variable of a dim_param, if
+/// any. Refuses (Unsupported) maps and nested sequences.
+ContainerRef
+containerFromType(const onnx::TypeProto& type,
+                  const std::function<std::optional<ir::PrimExpr>(const std::string&)>& dimParam);
+/// Joins two container types (element dims that differ become unknown);
+/// null when they are of different kinds.
+ContainerRef joinContainers(const ContainerRef& a, const ContainerRef& b);
+bool sameContainer(const ContainerRef& a, const ContainerRef& b);
 
 /// Evaluates a shape-computation node (Gather, Slice, Concat, Squeeze,
 /// Unsqueeze, Cast, arithmetic...) whose inputs are symbolic shape values or

@@ -63,6 +63,8 @@ const detail::ConverterTable& converters() {
     detail::addTextConverters(t);
     detail::addDataDependentConverters(t);
     detail::addTrainingConverters(t);
+    detail::addControlConverters(t);
+    detail::addSequenceConverters(t);
     return t;
   }();
   return table;
@@ -79,8 +81,14 @@ public:
 
   IRModule run() {
     int opset = defaultOpset();
+    opset_ = opset;
     const onnx::GraphProto& graph = model_.graph();
     g_.modelDir = opts_.modelDir;
+    g_.functions = &functions_;
+    g_.subgraph = [this](const onnx::GraphProto& sg, const std::vector<Value>& inputs,
+                         bool isolated, const NodeContext& owner) {
+      return convertSubgraph(sg, inputs, isolated, owner);
+    };
     for (auto& o : graph.output())
       g_.graphOutputs.push_back(o.name());
     for (auto& vi : graph.value_info())
@@ -128,7 +136,7 @@ public:
       }
       paramIndex_[in.name()] = position;
       params.push_back(v);
-      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt, std::nullopt};
+      g_.values[in.name()] = Value{v, v->sinfo, std::nullopt, std::nullopt, inputContainer(in)};
     }
     for (auto& [name, t] : opts_.inputValues)
       if (!g_.values.count(name) || paramIndex_.count(name))
@@ -152,13 +160,13 @@ public:
     if (outs.empty())
       throw Error(source_ + ": the graph has no outputs");
     Expr body = outs.size() == 1 ? outs[0] : Expr(make<Tuple>(outs, tupleSInfo(outInfo)));
-    auto block = make<BindingBlock>(g_.bindings, true);
     Attrs fattrs;
     fattrs.set("global_symbol", opts_.functionName);
-    BaseFunc fn = make<Function>(
-        params, Expr(make<SeqExpr>(std::vector<Ref<BindingBlock>>{block}, body)), nullptr, fattrs);
+    BaseFunc fn = make<Function>(params, detail::makeSeq(g_.bindings, body), nullptr, fattrs);
+    std::vector<std::pair<std::string, BaseFunc>> fns{{opts_.functionName, fn}};
+    fns.insert(fns.end(), functions_.begin(), functions_.end());
     try {
-      return transform::normalize(makeModule({{opts_.functionName, fn}}));
+      return transform::normalize(makeModule(std::move(fns)));
     } catch (const Error& e) {
       throw Error(source_ + ": imported graph does not normalize: " + e.message());
     }
@@ -229,7 +237,23 @@ private:
     return v;
   }
 
+  /// The element type of a sequence or optional graph input (its struct
+  /// info is Object); null for a tensor.
+  detail::ContainerRef inputContainer(const onnx::ValueInfoProto& in) {
+    if (!in.type().has_sequence_type() && !in.type().has_optional_type())
+      return nullptr;
+    return detail::containerFromType(in.type(), [&](const std::string& p) { return dimVar(p); });
+  }
+
   StructInfo inputSInfo(const onnx::ValueInfoProto& in) {
+    if (in.type().has_sequence_type() || in.type().has_optional_type()) {
+      try {
+        inputContainer(in);
+      } catch (const Unsupported& u) {
+        problems_.push_back({in.name(), "graph input", u.reason});
+      }
+      return objectSInfo();
+    }
     if (!in.type().has_tensor_type()) {
       problems_.push_back({in.name(), "graph input", "only tensor inputs are supported"});
       return objectSInfo();
@@ -354,6 +378,126 @@ private:
     }
   }
 
+  /// The names a subgraph reads from the scopes around it (its nested
+  /// subgraphs included).
+  static void freeNames(const onnx::GraphProto& g, std::set<std::string>& out) {
+    std::set<std::string> defined;
+    for (auto& i : g.input())
+      defined.insert(i.name());
+    for (auto& i : g.initializer())
+      defined.insert(i.name());
+    auto use = [&](const std::string& n) {
+      if (!n.empty() && !defined.count(n))
+        out.insert(n);
+    };
+    for (auto& n : g.node()) {
+      for (auto& i : n.input())
+        use(i);
+      for (auto& a : n.attribute()) {
+        std::set<std::string> inner;
+        if (a.has_g())
+          freeNames(a.g(), inner);
+        for (auto& sg : a.graphs())
+          freeNames(sg, inner);
+        for (auto& i : inner)
+          use(i);
+      }
+      for (auto& o : n.output())
+        defined.insert(o);
+    }
+    for (auto& o : g.output())
+      use(o.name());
+  }
+
+  /// GraphState::subgraph: converts an If branch (inline) or a Loop/Scan
+  /// body (isolated) with the same node machinery as the main graph. A
+  /// node refused inside refuses the node that holds the subgraph (unless
+  /// keepUnsupported, where it stays a placeholder inside).
+  detail::Subgraph convertSubgraph(const onnx::GraphProto& graph, const std::vector<Value>& inputs,
+                                   bool isolated, const NodeContext& owner) {
+    std::string what = "subgraph '" + graph.name() + "'";
+    if (graph.input_size() != static_cast<int>(inputs.size()))
+      throw Error(what + " has " + std::to_string(graph.input_size()) + " inputs, the node gives " +
+                  std::to_string(inputs.size()));
+    if (graph.output_size() == 0)
+      throw Error(what + " has no outputs");
+    if (++subgraphDepth_ > 32) {
+      --subgraphDepth_;
+      throw Error("subgraphs nested more than 32 deep");
+    }
+    struct DepthGuard {
+      int& d;
+      ~DepthGuard() { --d; }
+    } depthGuard{subgraphDepth_};
+    detail::Subgraph out;
+    GraphState sub;
+    sub.modelDir = g_.modelDir;
+    sub.subgraph = g_.subgraph;
+    sub.functions = g_.functions;
+    if (!isolated) {
+      sub.values = g_.values;
+      sub.nameUses = g_.nameUses;
+    } else {
+      std::set<std::string> free;
+      freeNames(graph, free);
+      for (auto& n : free) {
+        auto it = g_.values.find(n);
+        if (it == g_.values.end()) {
+          if (poisoned_.count(n))
+            throw Unsupported(what + " reads '" + n + "', which could not be imported");
+          continue; // undefined: reported when the node reading it is converted
+        }
+        if (it->second.data) {
+          sub.values[n] = it->second;
+          continue;
+        }
+        Var p = makeVar(detail::sanitizeName(n), it->second.sinfo);
+        sub.values[n] =
+            Value{p, it->second.sinfo, std::nullopt, std::nullopt, it->second.container};
+        out.captured.push_back(n);
+        out.capturedParams.push_back(p);
+      }
+    }
+    for (int i = 0; i < graph.input_size(); ++i)
+      sub.values[graph.input(i).name()] = inputs[i];
+    for (auto& init : graph.initializer())
+      sub.values[init.name()] = NodeContext::constant(detail::tensorFromProto(
+          init, g_.modelDir, source_ + ": " + what + " initializer '" + init.name() + "'"));
+    for (auto& o : graph.output())
+      sub.graphOutputs.push_back(o.name());
+    size_t problemsBefore = problems_.size();
+    std::set<std::string> poisonedBefore = poisoned_;
+    std::swap(g_, sub);
+    try {
+      for (int idx = 0; idx < graph.node_size(); ++idx)
+        convertNode(graph.node(idx), idx, opset_);
+    } catch (...) {
+      std::swap(g_, sub);
+      throw;
+    }
+    std::swap(g_, sub);
+    if (problems_.size() > problemsBefore && !opts_.keepUnsupported) {
+      UnsupportedNode p = problems_[problemsBefore];
+      problems_.resize(problemsBefore);
+      poisoned_ = std::move(poisonedBefore);
+      throw Unsupported("in " + what + ", node '" + p.node + "' (" + p.opType + "): " + p.reason);
+    }
+    NodeContext ctx(sub, owner.node, owner.name(), owner.opset);
+    for (auto& o : graph.output()) {
+      auto it = sub.values.find(o.name());
+      if (it == sub.values.end())
+        throw Error(what + " output '" + o.name() + "' is not produced by any node");
+      Value v = it->second;
+      if (!v.expr && v.sym)
+        v.expr = ctx.materialize(v);
+      out.outputs.push_back(v);
+    }
+    out.bindings = std::move(sub.bindings);
+    if (!isolated)
+      g_.nameUses = sub.nameUses;
+    return out;
+  }
+
   /// The struct info the model declares for value `name` (value_info or a
   /// graph output): the full shape when every dim is a number or a dim_param
   /// already known from the inputs; else rank and element type only; a
@@ -475,6 +619,9 @@ private:
 
   const onnx::ModelProto& model_;
   const ImportOptions& opts_;
+  int opset_ = kMaxOpset;
+  int subgraphDepth_ = 0;
+  std::vector<std::pair<std::string, BaseFunc>> functions_; // loop and scan bodies
   std::string source_;
   GraphState g_;
   std::map<std::string, PrimExpr> dims_;

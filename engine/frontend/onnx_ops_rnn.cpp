@@ -1,15 +1,20 @@
-// ONNX recurrent operators (RNN, GRU, LSTM) imported by unrolling the
-// recurrence over the sequence length into graph-level operators.
+// ONNX recurrent operators (RNN, GRU, LSTM): unrolled over a static
+// sequence length, or an R.scan over a symbolic one.
 //
-// The graph-level IR has no loop yet, so a recurrence is written out step by
-// step: the input projection of every time step is one `linear` over the
-// whole (T, B, I) input (bias folded in), split into T slices; each step
-// then adds its hidden projection `linear(H_prev, R)`, splits the gates and
-// combines them with elementwise operators. This needs the sequence length
-// T (dimension 0 of X, or 1 with layout=1) to be known at import time; a
-// symbolic T is refused with a reason naming the dimension. Batch size may be
-// symbolic. The importer stays linear in T (about 10 to 20 bindings a step;
-// at most kMaxSteps steps are unrolled).
+// Static length T: the recurrence is written out step by step: the input
+// projection of every time step is one `linear` over the whole (T, B, I)
+// input (bias folded in), split into T slices; each step then adds its
+// hidden projection `linear(H_prev, R)`, splits the gates and combines them
+// with elementwise operators. The importer stays linear in T (about 10 to
+// 20 bindings a step; at most kMaxSteps steps are unrolled).
+//
+// Symbolic length (dimension 0 of X, or 1 with layout=1): the same step is
+// emitted once with parameters for x_t, H_prev and C_prev and outlined into
+// a graph-level function (its other parameters are the outer values it
+// reads: R, biases, peepholes), the body of an R.scan over the input
+// projection (backwards for the reverse direction; Y stacked in time
+// order). sequence_lens is then refused (the step has no time index).
+// Batch size may be symbolic either way.
 //
 // Semantics follow the ONNX specification (opsets 7 and 14; layout exists
 // from 14):
@@ -30,10 +35,12 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/frontend/onnx_convert.h"
+#include "engine/ir/functor.h"
 
 namespace unity::frontend::detail {
 
@@ -149,12 +156,12 @@ public:
     PrimExpr tDim = xs[layout_ == 0 ? 0 : 1];
     batch_ = xs[layout_ == 0 ? 1 : 0];
     auto t = asConstInt(tDim);
-    if (!t)
-      c_.unsupported("the sequence length (dimension " + std::to_string(layout_ == 0 ? 0 : 1) +
-                     " of X) must be known at import time: the recurrence is unrolled step by "
-                     "step, and a symbolic length needs graph-level loops, which are not "
-                     "supported yet");
-    steps_ = *t;
+    seqLen_ = tDim;
+    if (!t && c_.has(4))
+      c_.unsupported("sequence_lens with a symbolic sequence length (dimension " +
+                     std::to_string(layout_ == 0 ? 0 : 1) + " of X) is not supported");
+    symbolicSteps_ = !t;
+    steps_ = t ? *t : 1;
     if (steps_ < 1)
       c_.unsupported("the sequence length must be at least 1");
     if (steps_ > kMaxSteps)
@@ -196,7 +203,7 @@ public:
     std::vector<Value> ys, hs, cs;
     for (int d = 0; d < numDir_; ++d) {
       Direction r = direction(x, d, reverseOnly_ || d == 1);
-      ys.push_back(stack(r.y, 0)); // (T, B, H)
+      ys.push_back(r.stacked ? *r.stacked : stack(r.y, 0)); // (T, B, H)
       hs.push_back(r.h);
       cs.push_back(r.c);
     }
@@ -216,7 +223,8 @@ public:
 
 private:
   struct Direction {
-    std::vector<Value> y; // per time index, (B, H)
+    std::vector<Value> y;         // per time index, (B, H)
+    std::optional<Value> stacked; // or all of them, (T, B, H) (a symbolic T)
     Value h, c;
   };
 
@@ -369,7 +377,9 @@ private:
     }
     Value xw = c_.op("linear", xwArgs); // (T, B, G*H)
     std::vector<Value> xt(steps_);
-    if (steps_ == 1) {
+    if (symbolicSteps_) {
+      // filled per step by the scan (see below)
+    } else if (steps_ == 1) {
       xt[0] = c_.op("squeeze", {xw.expr}, {{"axis", std::vector<int64_t>{0}}});
     } else {
       Value parts =
@@ -410,12 +420,12 @@ private:
     Value cell;
     if (kind_ == Kind::LSTM)
       cell = initialState(6, d);
-    for (int64_t s = 0; s < steps_; ++s) {
-      int64_t t = reverse ? steps_ - 1 - s : s;
+    // One step: the gates from x_t (B, G*H), H_prev and C_prev.
+    auto step = [&](const Value& x, const Value& h, const Value& cell) {
       Value hNew, cNew;
       switch (kind_) {
       case Kind::RNN: {
-        Value g = add(xt[t], c_.op("linear", {h.expr, r.expr}));
+        Value g = add(x, c_.op("linear", {h.expr, r.expr}));
         hNew = act(acts[0], g);
         break;
       }
@@ -424,8 +434,7 @@ private:
         if (rbZR)
           args.push_back(rbZR->expr);
         Value hzr = c_.op("linear", args); // (B, 2H)
-        Value xz = lastAxis(xt[t], 0, H), xr = lastAxis(xt[t], H, 2 * H),
-              xh = lastAxis(xt[t], 2 * H, 3 * H);
+        Value xz = lastAxis(x, 0, H), xr = lastAxis(x, H, 2 * H), xh = lastAxis(x, 2 * H, 3 * H);
         Value z = act(acts[0], add(xz, lastAxis(hzr, 0, H)));
         Value rg = act(acts[0], add(xr, lastAxis(hzr, H, 2 * H)));
         Value pre;
@@ -447,7 +456,7 @@ private:
         break;
       }
       case Kind::LSTM: {
-        Value g = add(xt[t], c_.op("linear", {h.expr, r.expr})); // (B, 4H): i, o, f, c
+        Value g = add(x, c_.op("linear", {h.expr, r.expr})); // (B, 4H): i, o, f, c
         Value gi = lastAxis(g, 0, H), go = lastAxis(g, H, 2 * H), gf = lastAxis(g, 2 * H, 3 * H),
               gc = lastAxis(g, 3 * H, 4 * H);
         if (pi)
@@ -470,6 +479,13 @@ private:
         break;
       }
       }
+      return std::pair<Value, Value>{hNew, cNew};
+    };
+    if (symbolicSteps_)
+      return scanned(out, xw, h, cell, reverse, step);
+    for (int64_t s = 0; s < steps_; ++s) {
+      int64_t t = reverse ? steps_ - 1 - s : s;
+      auto [hNew, cNew] = step(xt[t], h, cell);
       if (lens_) {
         // Entries whose sequence has ended keep their state; Y gets zeros.
         Value tv = NodeContext::scalar(static_cast<double>(t), lensDtype());
@@ -490,6 +506,94 @@ private:
     return out;
   }
 
+  /// A symbolic sequence length: the step becomes the body of an R.scan
+  /// over x (T, B, G*H) (backwards for the reverse direction, its outputs
+  /// stacked in time order). The step is emitted once with parameters for
+  /// x_t, H_prev and C_prev, then outlined into a function whose other
+  /// parameters are the outer values it reads (weights, peepholes).
+  template <class Step>
+  Direction scanned(Direction out, const Value& xw, const Value& h0, const Value& c0, bool reverse,
+                    Step& step) {
+    bool lstm = kind_ == Kind::LSTM;
+    StructInfo bh = tensorSInfo(dt_, std::vector<PrimExpr>{batch_, intImm(hidden_)});
+    StructInfo bg = tensorSInfo(dt_, std::vector<PrimExpr>{batch_, intImm(gates_ * hidden_)});
+    Var hv = makeVar("h_prev", bh), cv = makeVar("c_prev", bh), xv = makeVar("x_t", bg);
+    size_t mark = c_.bindingCount();
+    auto [hNew, cNew] =
+        step(Value{xv, bg, std::nullopt, std::nullopt}, Value{hv, bh, std::nullopt, std::nullopt},
+             Value{cv, bh, std::nullopt, std::nullopt});
+    std::vector<Binding> bindings = c_.takeBindings(mark);
+    std::vector<Expr> results{hNew.expr};
+    if (lstm)
+      results.push_back(cNew.expr);
+    results.push_back(hNew.expr);
+    // The outer values the step reads become parameters.
+    std::set<const VarNode*> defined{hv.get(), cv.get(), xv.get()};
+    for (auto& b : bindings)
+      defined.insert(b->var.get());
+    std::vector<Var> freeVars;
+    std::set<const VarNode*> seen;
+    auto collect = [&](const Expr& e) {
+      postOrderVisit(e, [&](const Expr& x) {
+        auto* v = as<VarNode>(x);
+        if (v && !defined.count(v) && seen.insert(v).second)
+          freeVars.push_back(cast<VarNode>(x));
+      });
+    };
+    for (auto& b : bindings)
+      collect(b->value);
+    for (auto& r : results)
+      collect(r);
+    struct Remap : ExprMutator {
+      void set(const VarNode* from, Expr to) { varRemap_[from] = std::move(to); }
+    } remap;
+    std::vector<Var> params{hv};
+    if (lstm)
+      params.push_back(cv);
+    params.push_back(xv);
+    std::vector<Expr> captured;
+    std::vector<StructInfo> capturedInfo;
+    for (auto& v : freeVars) {
+      Var p = makeVar(v->name, v->sinfo);
+      remap.set(v.get(), p);
+      params.push_back(p);
+      captured.push_back(v);
+      capturedInfo.push_back(v->sinfo);
+    }
+    std::vector<StructInfo> resultInfo;
+    for (auto& r : results)
+      resultInfo.push_back(r->sinfo);
+    Expr body = remap.mutate(makeSeq(bindings, make<Tuple>(results, tupleSInfo(resultInfo))));
+    Expr fn = c_.addFunction(c_.name() + "_step", make<Function>(params, body, nullptr));
+    std::vector<Expr> states{h0.expr};
+    std::vector<StructInfo> stateInfo{h0.sinfo};
+    if (lstm) {
+      states.push_back(c0.expr);
+      stateInfo.push_back(c0.sinfo);
+    }
+    std::vector<StructInfo> outInfo = stateInfo;
+    outInfo.push_back(tensorSInfo(dt_, std::vector<PrimExpr>{seqLen_, batch_, intImm(hidden_)}));
+    StructInfo rs = tupleSInfo(outInfo);
+    int64_t dir = reverse ? 1 : 0;
+    Attrs attrs{{"num_scan_outputs", int64_t(1)},
+                {"scan_input_axes", std::vector<int64_t>{0}},
+                {"scan_input_directions", std::vector<int64_t>{dir}},
+                {"scan_output_axes", std::vector<int64_t>{0}},
+                {"scan_output_directions", std::vector<int64_t>{dir}}};
+    Value r = c_.bind(make<Call>(opRef("scan"),
+                                 std::vector<Expr>{fn, make<Tuple>(states, tupleSInfo(stateInfo)),
+                                                   make<Tuple>(std::vector<Expr>{xw.expr},
+                                                               tupleSInfo({xw.sinfo})),
+                                                   make<Tuple>(captured, tupleSInfo(capturedInfo))},
+                                 attrs, std::vector<StructInfo>{rs}, rs),
+                      rs);
+    out.h = c_.tupleItem(r, 0);
+    if (lstm)
+      out.c = c_.tupleItem(r, 1);
+    out.stacked = c_.tupleItem(r, lstm ? 2 : 1);
+    return out;
+  }
+
   DataType lensDtype() {
     DataType d = c_.dtype(4);
     if (!d.isIntegral())
@@ -506,6 +610,8 @@ private:
   bool reverseOnly_ = false;
   PrimExpr batch_;
   int64_t steps_ = 0, hidden_ = 0;
+  bool symbolicSteps_ = false; // the recurrence is an R.scan (see scanned)
+  PrimExpr seqLen_;
   std::vector<Activation> acts_;
   double clip_ = 0;
   bool linearBeforeReset_ = false, inputForget_ = false;

@@ -3,6 +3,9 @@
 #include <cstring>
 #include <fstream>
 
+#include <set>
+
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include "engine/support/error.h"
@@ -61,6 +64,12 @@ int dtypeToOnnx(DataType t) {
   }
 }
 
+namespace {
+
+Tensor tensorOfProto(const onnx::TensorProto& tp, const std::string& path, std::string* name);
+
+} // namespace
+
 Tensor readTensorProto(const std::string& path, std::string* name) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -68,6 +77,102 @@ Tensor readTensorProto(const std::string& path, std::string* name) {
   onnx::TensorProto tp;
   if (!tp.ParseFromIstream(&in))
     throw Error(path + ": not a valid ONNX TensorProto (parse failed)");
+  return tensorOfProto(tp, path, name);
+}
+
+void ProtoValue::flatten(std::vector<Tensor>& out) const {
+  if (kind == Kind::Tensor)
+    out.push_back(tensor);
+  for (auto& i : items)
+    i.flatten(out);
+}
+
+namespace {
+
+ProtoValue sequenceOfProto(const onnx::SequenceProto& sp, const std::string& path) {
+  ProtoValue v;
+  v.kind = ProtoValue::Kind::Sequence;
+  if (sp.sparse_tensor_values_size() || sp.map_values_size() || sp.sequence_values_size() ||
+      sp.optional_values_size())
+    throw Error(path + ": only sequences of tensors are supported");
+  for (auto& t : sp.tensor_values()) {
+    ProtoValue e;
+    e.tensor = tensorOfProto(t, path, nullptr);
+    v.items.push_back(std::move(e));
+  }
+  return v;
+}
+
+ProtoValue::Kind kindOfType(const onnx::TypeProto& t) {
+  if (t.has_sequence_type())
+    return ProtoValue::Kind::Sequence;
+  if (t.has_optional_type())
+    return ProtoValue::Kind::Optional;
+  return ProtoValue::Kind::Tensor;
+}
+
+} // namespace
+
+ProtoValue readValueProto(const std::string& path, ProtoValue::Kind kind) {
+  if (kind == ProtoValue::Kind::Tensor) {
+    ProtoValue v;
+    v.tensor = readTensorProto(path);
+    return v;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot open file");
+  if (kind == ProtoValue::Kind::Sequence) {
+    onnx::SequenceProto sp;
+    if (!sp.ParseFromIstream(&in))
+      throw Error(path + ": not a valid ONNX SequenceProto (parse failed)");
+    return sequenceOfProto(sp, path);
+  }
+  onnx::OptionalProto op;
+  if (!op.ParseFromIstream(&in))
+    throw Error(path + ": not a valid ONNX OptionalProto (parse failed)");
+  ProtoValue v;
+  v.kind = ProtoValue::Kind::Optional;
+  if (op.has_tensor_value()) {
+    ProtoValue e;
+    e.tensor = tensorOfProto(op.tensor_value(), path, nullptr);
+    v.items.push_back(std::move(e));
+  } else if (op.has_sequence_value()) {
+    v.items.push_back(sequenceOfProto(op.sequence_value(), path));
+  } else if (op.has_sparse_tensor_value() || op.has_map_value() || op.has_optional_value()) {
+    throw Error(path + ": only optionals of tensors or sequences are supported");
+  }
+  return v;
+}
+
+bool OnnxValueKinds::allTensors() const {
+  for (auto* list : {&inputs, &outputs})
+    for (auto k : *list)
+      if (k != ProtoValue::Kind::Tensor)
+        return false;
+  return true;
+}
+
+OnnxValueKinds onnxValueKinds(const std::string& modelPath) {
+  std::ifstream in(modelPath, std::ios::binary);
+  onnx::ModelProto m;
+  if (!in || !m.ParseFromIstream(&in))
+    throw Error(modelPath + ": not a readable ONNX model");
+  OnnxValueKinds k;
+  std::set<std::string> inits;
+  for (auto& i : m.graph().initializer())
+    inits.insert(i.name());
+  for (auto& i : m.graph().input())
+    if (!inits.count(i.name()))
+      k.inputs.push_back(kindOfType(i.type()));
+  for (auto& o : m.graph().output())
+    k.outputs.push_back(kindOfType(o.type()));
+  return k;
+}
+
+namespace {
+
+Tensor tensorOfProto(const onnx::TensorProto& tp, const std::string& path, std::string* name) {
   auto dtype = dtypeFromOnnx(tp.data_type());
   if (!dtype)
     throw Error(path + ": unsupported ONNX tensor data type " + std::to_string(tp.data_type()));
@@ -123,6 +228,8 @@ Tensor readTensorProto(const std::string& path, std::string* name) {
   }
   return t;
 }
+
+} // namespace
 
 void writeTensorProto(const std::string& path, const Tensor& t, const std::string& name) {
   onnx::TensorProto tp;

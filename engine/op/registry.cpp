@@ -90,6 +90,8 @@ const Registry& registry() {
     detail::registerManipulationOps();
     detail::registerLoweringOps();
     detail::registerIndexOps();
+    detail::registerControlOps();
+    detail::registerSequenceOps();
     building() = nullptr;
     for (auto& [name, info] : r->ops)
       r->sorted.push_back(info.get());

@@ -1,6 +1,7 @@
 #include "engine/runtime/executor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/ir/builtins.h"
@@ -25,6 +26,45 @@ void Value::flatten(std::vector<Tensor>& out) const {
   if (auto* tu = std::get_if<std::vector<Value>>(&v))
     for (auto& f : *tu)
       f.flatten(out);
+}
+
+/// Slice `index` of `t` along `axis`, that axis removed (a scan input's
+/// slice for one iteration).
+Tensor sliceAxis(const Tensor& t, int axis, int64_t index) {
+  std::vector<int64_t> shape = t.shape();
+  int64_t outer = 1, inner = t.dtype().bytes();
+  for (int d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int d = axis + 1; d < t.ndim(); ++d)
+    inner *= shape[d];
+  int64_t n = shape[axis];
+  shape.erase(shape.begin() + axis);
+  Tensor out(t.dtype(), shape);
+  auto* src = static_cast<const std::byte*>(t.data());
+  auto* dst = static_cast<std::byte*>(out.mutableData());
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(dst + o * inner, src + (o * n + index) * inner, static_cast<size_t>(inner));
+  return out;
+}
+
+/// The parts (all of one shape) stacked along a new axis `axis`.
+Tensor stackAxis(const std::vector<Tensor>& parts, int axis) {
+  std::vector<int64_t> shape = parts[0].shape();
+  int64_t outer = 1, inner = parts[0].dtype().bytes();
+  for (int d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int d = axis; d < static_cast<int>(shape.size()); ++d)
+    inner *= shape[d];
+  auto n = static_cast<int64_t>(parts.size());
+  shape.insert(shape.begin() + axis, n);
+  Tensor out(parts[0].dtype(), shape);
+  auto* dst = static_cast<std::byte*>(out.mutableData());
+  for (int64_t k = 0; k < n; ++k) {
+    auto* src = static_cast<const std::byte*>(parts[k].data());
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + (o * n + k) * inner, src + o * inner, static_cast<size_t>(inner));
+  }
+  return out;
 }
 
 /// Evaluation of one call of a graph-level function.
@@ -224,6 +264,302 @@ struct FrameEval {
     return {};
   }
 
+  std::vector<Value> fieldsOf(const Expr& e, const Span& span, const char* what) {
+    Value v = eval(e, span);
+    auto* fs = std::get_if<std::vector<Value>>(&v.v);
+    if (!fs)
+      fail(span, std::string(what) + " must be a tuple");
+    return *fs;
+  }
+
+  static bool truthy(const Tensor& t) { return t.numel() > 0 && t.getDouble(0) != 0; }
+
+  /// An empty scan output (no iteration ran): field `field` of the body's
+  /// return struct info must have a static shape; a 0 extent goes in at
+  /// `axis`.
+  Tensor emptyStacked(const GlobalVar* body, size_t field, int axis, const Span& span) {
+    auto* fn = as<Function>(ex.module_->lookup(body->name));
+    auto* ret = fn ? as<TupleSInfo>(fn->retSInfo) : nullptr;
+    auto* t = ret && field < ret->fields.size() ? as<TensorSInfo>(ret->fields[field]) : nullptr;
+    std::optional<std::vector<int64_t>> shape;
+    if (t && !t->dtype.isVoid())
+      shape = t->staticShape();
+    if (!shape || axis < 0 || axis > static_cast<int>(shape->size()))
+      fail(span, "a scan output of zero iterations needs a static element shape");
+    shape->insert(shape->begin() + axis, 0);
+    return Tensor(t->dtype, *shape);
+  }
+
+  Value tupleValue(std::vector<Value> fs) {
+    Value v;
+    v.v = std::move(fs);
+    return v;
+  }
+
+  /// loop(@body, trip_count, cond, (v...), (captured...)): see op/ops_control.cpp.
+  Value evalLoop(const Call* c, const Span& span) {
+    auto* gv = as<GlobalVar>(c->args.at(0));
+    if (!gv || c->args.size() != 5)
+      fail(span, "malformed loop");
+    Value trip = eval(c->args[1], span), cond0 = eval(c->args[2], span);
+    if (!trip.isTensor() || !cond0.isTensor())
+      fail(span, "loop trip count and condition must be tensors");
+    // An absent M is INT64_MAX: read int64 exactly (as a double it
+    // would round up past the range).
+    const Tensor& tt = trip.tensor();
+    int64_t tripCount = 0;
+    if (tt.numel() && tt.dtype().isInt() && tt.dtype().bits == 64)
+      tripCount = tt.dataAs<int64_t>()[0];
+    else if (tt.numel())
+      tripCount = static_cast<int64_t>(tt.getDouble(0));
+    bool cond = truthy(cond0.tensor());
+    std::vector<Value> carried = fieldsOf(c->args[3], span, "loop initial values");
+    std::vector<Value> captured = fieldsOf(c->args[4], span, "loop captured values");
+    auto nScan = static_cast<size_t>(c->attrs.getInt("num_scan_outputs", 0));
+    std::vector<std::vector<Tensor>> scans(nScan);
+    for (int64_t i = 0; i < tripCount && cond; ++i) {
+      std::vector<Value> args;
+      Tensor it(DataType::Int64(), {}), cv(DataType::Bool(), {});
+      it.setDouble(0, static_cast<double>(i));
+      cv.setDouble(0, 1);
+      args.emplace_back(it);
+      args.emplace_back(cv);
+      args.insert(args.end(), carried.begin(), carried.end());
+      args.insert(args.end(), captured.begin(), captured.end());
+      Value r = ex.run(gv->name, args);
+      auto* fs = std::get_if<std::vector<Value>>(&r.v);
+      if (!fs || fs->size() != 1 + carried.size() + nScan || !(*fs)[0].isTensor())
+        fail(span, "loop body '" + gv->name + "' returned a value of the wrong form");
+      cond = truthy((*fs)[0].tensor());
+      for (size_t k = 0; k < carried.size(); ++k)
+        carried[k] = (*fs)[1 + k];
+      for (size_t k = 0; k < nScan; ++k)
+        scans[k].push_back((*fs)[1 + carried.size() + k].tensor());
+    }
+    size_t nCarried = carried.size();
+    for (size_t k = 0; k < nScan; ++k) {
+      for (auto& part : scans[k])
+        if (part.shape() != scans[k][0].shape() || part.dtype() != scans[k][0].dtype())
+          fail(span, "loop scan output " + std::to_string(k) +
+                         " changes its shape or type between iterations");
+      carried.emplace_back(scans[k].empty() ? emptyStacked(gv, 1 + nCarried + k, 0, span)
+                                            : stackAxis(scans[k], 0));
+    }
+    return tupleValue(std::move(carried));
+  }
+
+  /// scan(@body, (state...), (inputs...), (captured...)): see op/ops_control.cpp.
+  Value evalScan(const Call* c, const Span& span) {
+    auto* gv = as<GlobalVar>(c->args.at(0));
+    if (!gv || c->args.size() != 4)
+      fail(span, "malformed scan");
+    std::vector<Value> states = fieldsOf(c->args[1], span, "scan states");
+    std::vector<Value> inputs = fieldsOf(c->args[2], span, "scan inputs");
+    std::vector<Value> captured = fieldsOf(c->args[3], span, "scan captured values");
+    if (!c->attrs.getBool("batched", false))
+      return tupleValue(scanOnce(c, gv, std::move(states), inputs, captured, span));
+    // Scan-8: every state and scan input has a leading batch axis; each
+    // batch entry is scanned on its own and the results stacked again.
+    std::vector<Value> all = states;
+    all.insert(all.end(), inputs.begin(), inputs.end());
+    int64_t batch = -1;
+    for (auto& v : all) {
+      if (!v.isTensor() || v.tensor().ndim() < 1)
+        fail(span, "a batched scan's states and inputs must be tensors with a batch axis");
+      if (batch >= 0 && v.tensor().shape()[0] != batch)
+        fail(span, "a batched scan's operands differ in batch size");
+      batch = v.tensor().shape()[0];
+    }
+    std::vector<std::vector<Tensor>> parts;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<Value> sb, ib;
+      for (auto& v : states)
+        sb.emplace_back(sliceAxis(v.tensor(), 0, b));
+      for (auto& v : inputs)
+        ib.emplace_back(sliceAxis(v.tensor(), 0, b));
+      auto r = scanOnce(c, gv, std::move(sb), ib, captured, span);
+      parts.resize(r.size());
+      for (size_t k = 0; k < r.size(); ++k)
+        parts[k].push_back(r[k].tensor());
+    }
+    std::vector<Value> out;
+    for (auto& p : parts)
+      out.emplace_back(stackAxis(p, 0));
+    return tupleValue(std::move(out));
+  }
+
+  /// One scan over the inputs' scan axes: the final states, then the
+  /// stacked scan outputs.
+  std::vector<Value> scanOnce(const Call* c, const GlobalVar* gv, std::vector<Value> states,
+                              const std::vector<Value>& inputs, const std::vector<Value>& captured,
+                              const Span& span) {
+    auto nScan = static_cast<size_t>(c->attrs.getInt("num_scan_outputs", 0));
+    auto inAxes = c->attrs.getInts("scan_input_axes"),
+         inDirs = c->attrs.getInts("scan_input_directions");
+    auto outAxes = c->attrs.getInts("scan_output_axes"),
+         outDirs = c->attrs.getInts("scan_output_directions");
+    int64_t length = -1;
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      if (!inputs[j].isTensor() || j >= inAxes.size())
+        fail(span, "scan input " + std::to_string(j) + " must be a tensor with an axis");
+      const Tensor& t = inputs[j].tensor();
+      if (inAxes[j] < 0 || inAxes[j] >= t.ndim())
+        fail(span, "scan input axis out of range");
+      int64_t n = t.shape()[inAxes[j]];
+      if (length >= 0 && n != length)
+        fail(span, "scan inputs differ in length: " + std::to_string(length) + " and " +
+                       std::to_string(n));
+      length = n;
+    }
+    if (length < 0)
+      fail(span, "scan needs at least one scan input");
+    std::vector<std::vector<Tensor>> scans(nScan);
+    for (int64_t t = 0; t < length; ++t) {
+      std::vector<Value> args = states;
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        bool back = j < inDirs.size() && inDirs[j] == 1;
+        args.emplace_back(
+            sliceAxis(inputs[j].tensor(), static_cast<int>(inAxes[j]), back ? length - 1 - t : t));
+      }
+      args.insert(args.end(), captured.begin(), captured.end());
+      Value r = ex.run(gv->name, args);
+      auto* fs = std::get_if<std::vector<Value>>(&r.v);
+      if (!fs || fs->size() != states.size() + nScan)
+        fail(span, "scan body '" + gv->name + "' returned a value of the wrong form");
+      for (size_t k = 0; k < states.size(); ++k)
+        states[k] = (*fs)[k];
+      for (size_t k = 0; k < nScan; ++k) {
+        if (!(*fs)[states.size() + k].isTensor())
+          fail(span, "scan outputs must be tensors");
+        scans[k].push_back((*fs)[states.size() + k].tensor());
+      }
+    }
+    size_t nStates = states.size();
+    for (size_t k = 0; k < nScan; ++k) {
+      int axis = k < outAxes.size() ? static_cast<int>(outAxes[k]) : 0;
+      if (k < outDirs.size() && outDirs[k] == 1)
+        std::reverse(scans[k].begin(), scans[k].end());
+      if (scans[k].empty()) {
+        states.emplace_back(emptyStacked(gv, nStates + k, axis, span));
+        continue;
+      }
+      if (axis < 0 || axis > scans[k][0].ndim())
+        fail(span, "scan output axis out of range");
+      states.emplace_back(stackAxis(scans[k], axis));
+    }
+    return states;
+  }
+
+  /// The sequence and optional operators (op/ops_sequence.cpp): a sequence
+  /// is a tuple value of any length, an empty optional is no value.
+  Value evalSequence(const Call* c, const std::string& name, const Span& span) {
+    auto items = [&](const Value& v) {
+      auto* fs = std::get_if<std::vector<Value>>(&v.v);
+      if (!fs)
+        fail(span, name + " needs a sequence");
+      return *fs;
+    };
+    auto intOf = [&](const Value& v) -> int64_t {
+      if (v.isTensor() && v.tensor().numel() == 1)
+        return static_cast<int64_t>(v.tensor().getDouble(0));
+      if (auto* i = std::get_if<int64_t>(&v.v))
+        return *i;
+      fail(span, name + ": a position must be an integer scalar");
+    };
+    auto position = [&](int64_t p, size_t size, bool end) {
+      auto n = static_cast<int64_t>(size);
+      int64_t q = p < 0 ? p + n : p;
+      if (q < 0 || q > n || (!end && q == n))
+        fail(span, name + ": position " + std::to_string(p) +
+                       " is out of range for a sequence of " + std::to_string(n));
+      return q;
+    };
+    auto arg = [&](size_t i) { return eval(c->args.at(i), span); };
+    if (name == "seq.construct") {
+      std::vector<Value> fs;
+      for (size_t i = 0; i < c->args.size(); ++i)
+        fs.push_back(arg(i));
+      return tupleValue(std::move(fs));
+    }
+    if (name == "seq.empty")
+      return tupleValue({});
+    if (name == "seq.insert") {
+      auto s = items(arg(0));
+      int64_t p = c->args.size() > 2 ? position(intOf(arg(2)), s.size(), true)
+                                     : static_cast<int64_t>(s.size());
+      s.insert(s.begin() + p, arg(1));
+      return tupleValue(std::move(s));
+    }
+    if (name == "seq.at") {
+      auto s = items(arg(0));
+      return s[position(intOf(arg(1)), s.size(), false)];
+    }
+    if (name == "seq.erase") {
+      auto s = items(arg(0));
+      int64_t p = c->args.size() > 1 ? position(intOf(arg(1)), s.size(), false)
+                                     : position(-1, s.size(), false);
+      s.erase(s.begin() + p);
+      return tupleValue(std::move(s));
+    }
+    if (name == "seq.length") {
+      Tensor t(DataType::Int64(), {});
+      t.setDouble(0, static_cast<double>(items(arg(0)).size()));
+      return Value(t);
+    }
+    if (name == "seq.map") {
+      auto* gv = as<GlobalVar>(c->args.at(0));
+      if (!gv)
+        fail(span, "malformed seq.map");
+      std::vector<Value> inputs = fieldsOf(c->args.at(1), span, "seq.map inputs");
+      std::vector<Value> captured = fieldsOf(c->args.at(2), span, "seq.map captured values");
+      auto mask = c->attrs.getInts("sequence_inputs");
+      auto* outInfo = as<TupleSInfo>(c->sinfoArgs.at(0));
+      size_t nOut = outInfo ? outInfo->fields.size() : 1;
+      int64_t n = -1;
+      for (size_t j = 0; j < inputs.size(); ++j)
+        if (j < mask.size() && mask[j]) {
+          auto len = static_cast<int64_t>(items(inputs[j]).size());
+          if (n >= 0 && len != n)
+            fail(span, "seq.map: the sequences differ in length (" + std::to_string(n) + " and " +
+                           std::to_string(len) + ")");
+          n = len;
+        }
+      std::vector<std::vector<Value>> outs(nOut);
+      for (int64_t i = 0; i < n; ++i) {
+        std::vector<Value> args;
+        for (size_t j = 0; j < inputs.size(); ++j)
+          args.push_back(j < mask.size() && mask[j] ? items(inputs[j])[i] : inputs[j]);
+        args.insert(args.end(), captured.begin(), captured.end());
+        Value r = ex.run(gv->name, args);
+        auto* fs = std::get_if<std::vector<Value>>(&r.v);
+        if (!fs || fs->size() != nOut)
+          fail(span, "seq.map body '" + gv->name + "' returned a value of the wrong form");
+        for (size_t k = 0; k < nOut; ++k)
+          outs[k].push_back((*fs)[k]);
+      }
+      std::vector<Value> seqs;
+      for (auto& o : outs)
+        seqs.push_back(tupleValue(std::move(o)));
+      return tupleValue(std::move(seqs));
+    }
+    if (name == "optional.wrap")
+      return arg(0);
+    if (name == "optional.none")
+      return Value();
+    if (name == "optional.has") {
+      Tensor t(DataType::Bool(), {});
+      t.setDouble(0, std::holds_alternative<std::monostate>(arg(0).v) ? 0 : 1);
+      return Value(t);
+    }
+    if (name == "optional.get") {
+      Value v = arg(0);
+      if (std::holds_alternative<std::monostate>(v.v))
+        fail(span, "optional.get of an empty optional");
+      return v;
+    }
+    fail(span, "unknown sequence operator '" + name + "'");
+  }
+
   Value evalCall(const Call* c, const Span& span) {
     if (auto* op = as<OpRef>(c->op)) {
       if (op->name == "call_tir") {
@@ -267,6 +603,12 @@ struct FrameEval {
         v.v = std::move(dims);
         return v;
       }
+      if (op->name == "loop")
+        return evalLoop(c, span);
+      if (op->name == "scan")
+        return evalScan(c, span);
+      if (op->name.rfind("seq.", 0) == 0 || op->name.rfind("optional.", 0) == 0)
+        return evalSequence(c, op->name, span);
       fail(span, "operator '" + op->name +
                      "' was not lowered to a kernel (is Legalize in the pipeline?)");
     }

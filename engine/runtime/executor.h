@@ -12,7 +12,12 @@
 // Shapes read from data: it evaluates R.tensor_to_shape itself (a 1-D
 // integer tensor's values as a shape; negative values are an error), and a
 // match_cast to R.Shape([...]) binds the variables seen for the first time
-// and checks the other values.
+// and checks the other values. Control flow: an `if` runs the branch its
+// condition picks; R.loop and R.scan call their body function (a graph-level
+// function of the module) once per iteration and stack the scan outputs;
+// the sequence and optional operators (R.seq.*, R.optional.*) work on
+// tuple values of any length (a sequence) and on no value (an empty
+// optional).
 #include <chrono>
 #include <map>
 #include <memory>

@@ -286,10 +286,13 @@ std::vector<std::string> unsupportedOps(const IRModule& m) {
       if (!c)
         return;
       std::string name = opName(*c);
-      // tensor_to_shape is executed by the executor itself (a run-time
-      // shape read from a tensor; see runtime/executor.cpp).
-      if (!name.empty() && name != "call_tir" && name != "call_dps_library" &&
-          name != "tensor_to_shape")
+      // tensor_to_shape, loop, scan and the sequence / optional operators
+      // are executed by the executor itself (a run-time shape read from a
+      // tensor; calls of a body function; lists of tensors; see
+      // runtime/executor.cpp).
+      bool byExecutor = name == "tensor_to_shape" || name == "loop" || name == "scan" ||
+                        name.rfind("seq.", 0) == 0 || name.rfind("optional.", 0) == 0;
+      if (!name.empty() && name != "call_tir" && name != "call_dps_library" && !byExecutor)
         names.insert(name);
     });
   }

@@ -226,6 +226,11 @@ TEST(E2EReference, EveryRegisteredOperatorHasAnImplementationOrIsNamedHere) {
       continue;
     if (o->name == "unsupported") // an importer's placeholder: never built or run
       continue;
+    // Control flow and sequence / optional values are run by the executor
+    // itself (tests/engine/frontend/onnx_control_flow_test.cpp).
+    if (o->name == "loop" || o->name == "scan" || o->name.rfind("seq.", 0) == 0 ||
+        o->name.rfind("optional.", 0) == 0)
+      continue;
     EXPECT_TRUE(std::binary_search(impl.begin(), impl.end(), o->name)) << o->name;
   }
 }

@@ -544,7 +544,10 @@ TEST_P(DynamicOnnxModel, BuildsOnceAndMatchesOnnxRuntimeAtEverySize) {
     for (int j = 0; fs::exists(sd / ("output_" + std::to_string(j) + ".npy")); ++j)
       want.push_back(readNpy((sd / ("output_" + std::to_string(j) + ".npy")).string()));
     ASSERT_FALSE(want.empty()) << sd;
-    auto got = r.executable->runTensors({readNpy((sd / "input_0.npy").string())});
+    std::vector<Tensor> inputs;
+    for (int i = 0; fs::exists(sd / ("input_" + std::to_string(i) + ".npy")); ++i)
+      inputs.push_back(readNpy((sd / ("input_" + std::to_string(i) + ".npy")).string()));
+    auto got = r.executable->runTensors(inputs);
     auto diff = runtime::compareTensorLists(got, want, {1e-4, 1e-4});
     EXPECT_TRUE(diff.same()) << sd << ": " << diff.structural << " " << diff.mismatches
                              << " mismatches, max abs " << diff.maxAbs;
@@ -553,4 +556,5 @@ TEST_P(DynamicOnnxModel, BuildsOnceAndMatchesOnnxRuntimeAtEverySize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, DynamicOnnxModel,
-                         ::testing::Values("classifier_flatten", "detector_fpn", "recognizer_seq"));
+                         ::testing::Values("classifier_flatten", "detector_fpn", "recognizer_seq",
+                                           "recurrent_if"));

@@ -186,13 +186,11 @@ TEST(OnnxOpenAnything, AnOpsetOutsideTheSupportedRangeOpensWithEveryNodeMarked) 
 TEST(OnnxOpenAnything, AGraphInputOfAnUnsupportedTypeIsKeptAsAPlaceholder) {
   OnnxModelBuilder b;
   b.input("X", {int64_t(2)});
-  auto* seq = b.graph->add_input();
-  seq->set_name("S");
-  seq->mutable_type()
-      ->mutable_sequence_type()
-      ->mutable_elem_type()
-      ->mutable_tensor_type()
-      ->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* map = b.graph->add_input(); // a map: sequences and optionals are supported
+  map->set_name("S");
+  auto* mt = map->mutable_type()->mutable_map_type();
+  mt->set_key_type(onnx::TensorProto::INT64);
+  mt->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   b.node("SequenceLength", {"S"}, {"L"}, "len");
   b.node("Relu", {"X"}, {"Y"}, "relu");
   b.output("Y");

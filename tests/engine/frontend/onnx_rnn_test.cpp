@@ -1,9 +1,10 @@
 // The recurrent converters (onnx_ops_rnn.cpp): RNN, GRU and LSTM unrolled
-// over a static sequence length. Expected values come from two sources that
-// share no code with the importer: ONNX Runtime (the cases of
-// tests/onnx/recurrent/, made by make_cases.py) and a plain loop over the
-// LSTM equations of the ONNX specification written here (for layout=1, which
-// ONNX Runtime refuses, with a symbolic batch run at two sizes).
+// over a static sequence length, or an R.scan over a symbolic one. Expected
+// values come from two sources that share no code with the importer: ONNX
+// Runtime (the cases of tests/onnx/recurrent/, made by make_cases.py) and a
+// plain loop over the LSTM equations of the ONNX specification written here
+// (for layout=1, which ONNX Runtime refuses, with a symbolic batch run at two
+// sizes, and with a symbolic length at three).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -201,13 +202,72 @@ TEST(OnnxRecurrent, BatchwiseBidirectionalLstmWithLengthsMatchesTheEquations) {
   }
 }
 
-TEST(OnnxRecurrent, SymbolicSequenceLengthIsRefusedUntilGraphLevelLoopsExist) {
-  for (const char* op : {"RNN", "GRU", "LSTM"}) {
-    int64_t gates = std::string(op) == "RNN" ? 1 : std::string(op) == "GRU" ? 3 : 4;
-    std::string reason = onlyReason(recurrent(op, {std::string("T"), 2, 3}, gates, 4, 3));
-    EXPECT_NE(reason.find("sequence length (dimension 0 of X)"), std::string::npos) << reason;
-    EXPECT_NE(reason.find("graph-level loops"), std::string::npos) << reason;
+// A symbolic sequence length: the recurrence is an R.scan over the steps
+// (layout=1, both directions, initial states and peepholes, no lengths);
+// one build runs at three lengths and two batch sizes.
+TEST(OnnxRecurrent, SymbolicSequenceLengthRunsAsAScanAtAnyLength) {
+  const int64_t I = 3, H = 2, D = 2;
+  OnnxModelBuilder b(14);
+  b.input("X", {std::string("N"), std::string("T"), I});
+  b.input("W", {D, 4 * H, I});
+  b.input("R", {D, 4 * H, H});
+  b.input("B", {D, 8 * H});
+  b.input("h0", {std::string("N"), D, H});
+  b.input("c0", {std::string("N"), D, H});
+  b.input("P", {D, 3 * H});
+  auto* n = b.node("LSTM", {"X", "W", "R", "B", "", "h0", "c0", "P"}, {"Y", "Y_h", "Y_c"}, "lstm");
+  OnnxModelBuilder::attrInt(n, "hidden_size", H);
+  OnnxModelBuilder::attrInt(n, "layout", 1);
+  OnnxModelBuilder::attrString(n, "direction", "bidirectional");
+  b.output("Y");
+  b.output("Y_h");
+  b.output("Y_c");
+  ir::IRModule m = frontend::importOnnxBytes(b.bytes());
+  EXPECT_TRUE(ir::isa<ir::Function>(m->lookup("lstm_step")));
+  BuildResult built = build(m);
+  ASSERT_TRUE(built.executable);
+  for (auto [batch, T] : {std::pair<int64_t, int64_t>{2, 1}, {3, 5}, {2, 7}}) {
+    LstmRef ref;
+    ref.T = T;
+    ref.B = batch;
+    ref.I = I;
+    ref.H = H;
+    ref.x = pseudoRandom(batch * T * I, 1 + static_cast<unsigned>(T), 1.0f);
+    ref.w = pseudoRandom(D * 4 * H * I, 2, 0.6f);
+    ref.r = pseudoRandom(D * 4 * H * H, 3, 0.6f);
+    ref.bias = pseudoRandom(D * 8 * H, 4, 0.3f);
+    ref.p = pseudoRandom(D * 3 * H, 5, 0.5f);
+    ref.h0 = pseudoRandom(batch * D * H, 6, 0.5f);
+    ref.c0 = pseudoRandom(batch * D * H, 7, 0.5f);
+    ref.lens.assign(batch, static_cast<int32_t>(T)); // every entry runs all steps
+    ref.run();
+    auto outs = built.executable->runTensors({
+        Tensor::fromFloats({batch, T, I}, ref.x),
+        Tensor::fromFloats({D, 4 * H, I}, ref.w),
+        Tensor::fromFloats({D, 4 * H, H}, ref.r),
+        Tensor::fromFloats({D, 8 * H}, ref.bias),
+        Tensor::fromFloats({batch, D, H}, ref.h0),
+        Tensor::fromFloats({batch, D, H}, ref.c0),
+        Tensor::fromFloats({D, 3 * H}, ref.p),
+    });
+    ASSERT_EQ(outs.size(), 3u);
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", length " + std::to_string(T));
+    EXPECT_EQ(outs[0].shape(), (std::vector<int64_t>{batch, T, D, H}));
+    expectNear(outs[0], ref.y, "Y");
+    expectNear(outs[1], ref.yh, "Y_h");
+    expectNear(outs[2], ref.yc, "Y_c");
   }
+}
+
+TEST(OnnxRecurrent, SymbolicSequenceLengthWithSequenceLensIsRefused) {
+  OnnxModelBuilder b = recurrent("GRU", {std::string("T"), 2, 3}, 3, 4, 3);
+  b.input("lens", {2}, onnx::TensorProto::INT32);
+  auto* n = b.graph->mutable_node(0);
+  n->add_input(""); // B
+  n->add_input("lens");
+  std::string reason = onlyReason(b);
+  EXPECT_NE(reason.find("sequence_lens with a symbolic sequence length"), std::string::npos)
+      << reason;
 }
 
 TEST(OnnxRecurrent, ActivationsAndWeightShapesAreCheckedWithReasons) {

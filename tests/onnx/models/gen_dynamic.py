@@ -3,7 +3,7 @@
 
 Writes, next to this script, one folder per model:
     NAME/model.onnx            every batch/spatial dim is a dim_param
-    NAME/size_K/input_0.npy    inputs at 2-3 different sizes
+    NAME/size_K/input_I.npy    inputs at 2-3 different sizes
     NAME/size_K/output_J.npy   reference outputs (ONNX Runtime, see below)
 
 Models (weights are seeded random numbers):
@@ -19,6 +19,11 @@ Models (weights are seeded random numbers):
                       Reshape by computed dims, ReduceMax, Transpose, MatMul;
                       Range over the computed length, ConstantOfShape, Expand to
                       Shape(y), Tile with computed repeats, Size.  N, W dynamic.
+  recurrent_if        an LSTM over a (T, N, 4) sequence, then an If on the input
+                      scalar `use_last` (bool): the last hidden state projected
+                      to 3 features, or the mean of every step's output
+                      projected to 4 features, so the branches' outputs differ
+                      in shape ((N, 3) vs (N, 4)).  T and N dynamic.
 
 Reference outputs: run with --ort NODE_SCRIPT (bench/ort/ort_run.mjs of a
 checkout whose bench/ort has `npm install`ed onnxruntime-node): each input is
@@ -182,11 +187,41 @@ def recognizer_seq():
     return m, sizes
 
 
+def recurrent_if():
+    n = helper.make_node
+    hidden = 5
+    nodes = [
+        n("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h"], hidden_size=hidden),  # Y (T, 1, N, 5)
+        n("If", ["use_last"], ["feat"],
+          then_branch=helper.make_graph(
+              [n("Squeeze", ["Y_h", "axes0"], ["h_last"]),          # (N, 5)
+               n("MatMul", ["h_last", "w_last"], ["last_proj"])],     # (N, 3)
+              "then_last", [], [tensor("last_proj", ["N", 3])]),
+          else_branch=helper.make_graph(
+              [n("ReduceMean", ["Y"], ["y_mean"], axes=[0, 1], keepdims=0),  # (N, 5)
+               n("MatMul", ["y_mean", "w_mean"], ["mean_proj"]),              # (N, 4)
+               n("Tanh", ["mean_proj"], ["mean_act"])],
+              "else_mean", [], [tensor("mean_act", ["N", 4])])),
+        n("Mul", ["feat", "two_f"], ["y"]),
+    ]
+    inits = [weights("W", (1, 4 * hidden, 4)), weights("R", (1, 4 * hidden, hidden)),
+             weights("B", (1, 8 * hidden)), weights("w_last", (hidden, 3)),
+             weights("w_mean", (hidden, 4)), i64("axes0", [0]),
+             init("two_f", np.array(2.0, dtype=np.float32))]
+    flag = helper.make_tensor_value_info("use_last", TensorProto.BOOL, [])
+    m = model("recurrent_if", nodes, [tensor("x", ["T", "N", 4]), flag],
+              [tensor("y", ["N", None])], inits)
+    cases = [[rng.standard_normal((6, 1, 4)).astype(np.float32), np.array(True)],
+             [rng.standard_normal((3, 3, 4)).astype(np.float32), np.array(False)],
+             [rng.standard_normal((9, 2, 4)).astype(np.float32), np.array(True)]]
+    return m, cases
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ort", help="path of bench/ort/ort_run.mjs with onnxruntime-node installed")
     args = ap.parse_args()
-    for make in (classifier_flatten, detector_fpn, recognizer_seq):
+    for make in (classifier_flatten, detector_fpn, recognizer_seq, recurrent_if):
         m, sizes = make()
         d = os.path.join(HERE, m.graph.name)
         os.makedirs(d, exist_ok=True)
@@ -195,11 +230,18 @@ def main():
         for k, shape in enumerate(sizes):
             sd = os.path.join(d, f"size_{k}")
             os.makedirs(sd, exist_ok=True)
-            x = rng.standard_normal(shape).astype(np.float32)
-            np.save(os.path.join(sd, "input_0.npy"), x)
+            # a shape draws one random input; a list gives the inputs themselves
+            xs = shape if isinstance(shape, list) else [
+                rng.standard_normal(shape).astype(np.float32)]
+            files = []
+            for i, x in enumerate(xs):
+                files.append(os.path.join(sd, f"input_{i}.npy"))
+                np.save(files[-1], x)
             if args.ort:
-                subprocess.run(["node", args.ort, path, "--input", os.path.join(sd, "input_0.npy"),
-                                "--repeat", "1", "--output-dir", sd], check=True,
+                cmd = ["node", args.ort, path]
+                for f in files:
+                    cmd += ["--input", f]
+                subprocess.run(cmd + ["--repeat", "1", "--output-dir", sd], check=True,
                                stdout=subprocess.DEVNULL)
         print(f"{path}: {len(sizes)} sizes", file=sys.stderr)
 
