@@ -1,7 +1,12 @@
 #pragma once
 // Statement-tree helpers shared by the schedule primitives: locating a loop
-// or block with its ancestors, replacing one node, variable-use tests.
+// or block with its ancestors and its nest, replacing one node, dropping an
+// allocation, substituting into a region, variable-use tests, and the
+// formatting of loops and integer lists in messages.
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/ir/functor.h"
@@ -34,7 +39,30 @@ bool usesAnyVar(const ir::PrimExpr& e, const std::vector<const ir::PrimVar*>& vs
 /// enclosing Block of the ancestor list.
 std::vector<const ir::For*> loopsAbove(const std::vector<ir::Stmt>& ancestors);
 
+/// "[a, b, c]": integers (split factors, sampled decisions) for messages.
+std::string intList(const std::vector<int64_t>& xs);
+
 /// "'name'" of a loop for messages.
 std::string loopName(const ir::For* f);
+
+/// A block's own nest (the block and the loops holding only it) and its
+/// position in the enclosing sequence.
+struct Nest {
+  ir::Stmt top;                      // outermost statement of the nest
+  ir::Ref<ir::SeqStmt> parent;       // the sequence holding top, or null
+  size_t index = 0;                  // top's position in parent
+  std::vector<ir::Stmt> aboveParent; // ancestors of parent, parent included
+};
+
+/// The nest of the block at `loc`.
+Nest nestOf(const Located& loc);
+
+/// root without the allocation of buf (an Allocate node or a block alloc).
+ir::Stmt removeAllocation(const ir::Stmt& root, const ir::Buffer* buf);
+
+/// `region` with the variables in `map` substituted, bounds simplified.
+std::vector<ir::Range>
+substituteRegion(const std::vector<ir::Range>& region,
+                 const std::unordered_map<const ir::PrimVar*, ir::PrimExpr>& map);
 
 } // namespace unity::schedule::detail
