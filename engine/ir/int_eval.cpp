@@ -43,17 +43,12 @@ int64_t evalIntExpr(const PrimExpr& e, const IntLookup& lookup) {
     case NodeKind::Max:
       return std::max(x, y);
     case NodeKind::EQ:
-      return x == y;
     case NodeKind::NE:
-      return x != y;
     case NodeKind::LT:
-      return x < y;
     case NodeKind::LE:
-      return x <= y;
     case NodeKind::GT:
-      return x > y;
     case NodeKind::GE:
-      return x >= y;
+      return compareValues(b->op(), x, y);
     case NodeKind::And:
       return x && y;
     case NodeKind::Or:
