@@ -404,6 +404,30 @@ std::vector<const Block*> blocksBetween(const Ref<SeqStmt>& seq, size_t from, si
   return out;
 }
 
+/// The outermost of the loops right above the block at loc, the block
+/// itself when no loop is: the whole nest a cache copy goes before or after.
+Stmt loopNestTop(const Located& loc) {
+  Stmt top = loc.node;
+  for (size_t i = loc.ancestors.size(); i-- > 0;) {
+    if (!isa<For>(loc.ancestors[i]))
+      break;
+    top = loc.ancestors[i];
+  }
+  return top;
+}
+
+/// cacheRead/cacheWrite's own arguments: a known scope and the index of one
+/// of the block's `count` read or write regions (`kind`); `fail` otherwise.
+template <class Fail>
+void checkCacheArgs(const std::string& scope, int index, size_t count, const char* kind,
+                    Fail&& fail) {
+  if (scope != "global" && scope != "local")
+    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
+  if (index < 0 || index >= static_cast<int>(count))
+    fail("has " + std::to_string(count) + " " + kind + " regions; index " + std::to_string(index) +
+         " is out of range");
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- caches
@@ -414,24 +438,12 @@ BlockRV Schedule::cacheRead(const BlockRV& rv, int readIndex, const std::string&
   auto fail = [&](const std::string& why) {
     throw Error("schedule: cacheRead: block '" + name + "' " + why);
   };
-  if (scope != "global" && scope != "local")
-    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
-  if (readIndex < 0 || readIndex >= static_cast<int>(blk->reads.size()))
-    fail("has " + std::to_string(blk->reads.size()) + " read regions; index " +
-         std::to_string(readIndex) + " is out of range");
+  checkCacheArgs(scope, readIndex, blk->reads.size(), "read", fail);
   BufferRef src = blk->reads[readIndex].buffer;
   if (blockWrites(blk.get(), src.get()))
     fail("writes '" + src->name + "' as well as reading it");
-  auto loc = findBlocks(func_->body, name)[0];
-  // The consumer's whole nest (outermost loop above it that is not the body
-  // of another loop): the copy goes right before it.
-  Stmt top = loc.node;
-  for (size_t i = loc.ancestors.size(); i-- > 0;) {
-    auto* f = as<For>(loc.ancestors[i]);
-    if (!f)
-      break;
-    top = loc.ancestors[i];
-  }
+  // The copy goes right before the consumer's whole loop nest.
+  Stmt top = loopNestTop(findBlocks(func_->body, name)[0]);
   for (auto* b : blocksUnder(top))
     if (blockWrites(b, src.get()))
       fail("reads '" + src->name + "', which block '" + b->name +
@@ -456,11 +468,7 @@ BlockRV Schedule::cacheWrite(const BlockRV& rv, int writeIndex, const std::strin
   auto fail = [&](const std::string& why) {
     throw Error("schedule: cacheWrite: block '" + name + "' " + why);
   };
-  if (scope != "global" && scope != "local")
-    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
-  if (writeIndex < 0 || writeIndex >= static_cast<int>(blk->writes.size()))
-    fail("has " + std::to_string(blk->writes.size()) + " write regions; index " +
-         std::to_string(writeIndex) + " is out of range");
+  checkCacheArgs(scope, writeIndex, blk->writes.size(), "write", fail);
   BufferRef dst = blk->writes[writeIndex].buffer;
   // Every other access to dst would still see the original buffer, which
   // holds nothing until the copy after this block's nest.
@@ -468,14 +476,7 @@ BlockRV Schedule::cacheWrite(const BlockRV& rv, int writeIndex, const std::strin
     if (b != blk.get() && !(b->iters.empty() && b->writes.empty()) && blockWrites(b, dst.get()))
       fail("writes '" + dst->name + "', which block '" + b->name +
            "' writes too (cache before decomposing a reduction)");
-  auto loc = findBlocks(func_->body, name)[0];
-  Stmt top = loc.node;
-  for (size_t i = loc.ancestors.size(); i-- > 0;) {
-    auto* f = as<For>(loc.ancestors[i]);
-    if (!f)
-      break;
-    top = loc.ancestors[i];
-  }
+  Stmt top = loopNestTop(findBlocks(func_->body, name)[0]);
   for (auto* b : blocksUnder(top))
     if (b != blk.get() && blockReads(b, dst.get()))
       fail("writes '" + dst->name + "', which block '" + b->name +
