@@ -800,6 +800,8 @@ private:
     llvm::Value* b = emitExpr(op->b);
     bool isF = t.isFloat();
     bool isS = t.isInt();
+    if (isComparison(op->op()))
+      return b_.CreateCmp(cmpPredicate(op->op(), isF, isS), a, b);
     switch (op->op()) {
     case NodeKind::Add:
       return isF ? b_.CreateFAdd(a, b) : isS ? b_.CreateNSWAdd(a, b) : b_.CreateAdd(a, b);
@@ -820,13 +822,6 @@ private:
       if (isF)
         return b_.CreateMaxNum(a, b);
       return b_.CreateSelect(b_.CreateICmp(cmpPredicate(NodeKind::GT, false, isS), a, b), a, b);
-    case NodeKind::EQ:
-    case NodeKind::NE:
-    case NodeKind::LT:
-    case NodeKind::LE:
-    case NodeKind::GT:
-    case NodeKind::GE:
-      return b_.CreateCmp(cmpPredicate(op->op(), isF, isS), a, b);
     case NodeKind::And:
       return b_.CreateAnd(a, b);
     case NodeKind::Or:

@@ -66,14 +66,7 @@ struct FreshCopy : StmtMutator {
   std::function<std::string(const std::string&)> rename;
   std::string loop;
   using StmtMutator::mutate;
-  PrimExpr visitLeaf(const PrimExpr& self) override {
-    if (auto* v = as<PrimVar>(self)) {
-      auto it = map.find(v);
-      if (it != map.end())
-        return it->second;
-    }
-    return self;
-  }
+  PrimExpr visitLeaf(const PrimExpr& self) override { return substitute(self, map); }
   Stmt visitFor(const For* op, const Stmt&) override {
     auto nv = primVar(op->var->name, op->var->dtype);
     map[op->var.get()] = nv;
