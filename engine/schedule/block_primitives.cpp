@@ -136,15 +136,8 @@ void Schedule::computeInline(const BlockRV& rv) {
   };
   if (blk->init)
     fail("is a reduction (it has an init); only elementwise or injective blocks can be inlined");
-  for (auto& it : blk->iters)
-    if (it.type == IterType::Reduce)
-      fail("has the reduction iterator '" + it.var->name + "'");
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("is not a single buffer store");
+  auto* st = inlinedStore(blk.get(), fail);
   const BufferRef& buf = st->buffer;
-  if (!blk->allocs.empty())
-    fail("allocates buffers of its own");
   if (blk->predicate) {
     auto c = asConstInt(blk->predicate);
     if (!c || *c == 0)

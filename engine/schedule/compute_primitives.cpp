@@ -833,14 +833,7 @@ void Schedule::reverseComputeInline(const BlockRV& rv) {
   };
   if (blk->init)
     fail("is a reduction (it has an init)");
-  for (auto& it : blk->iters)
-    if (it.type == IterType::Reduce)
-      fail("has the reduction iterator '" + it.var->name + "'");
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("is not a single buffer store");
-  if (!blk->allocs.empty())
-    fail("allocates buffers of its own");
+  auto* st = inlinedStore(blk.get(), fail);
   if (!isTrue(blk->predicate))
     fail("is predicated");
   // The producer: the one block writing a buffer this block loads.

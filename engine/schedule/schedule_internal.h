@@ -1,7 +1,8 @@
 #pragma once
 // Statement-tree helpers shared by the schedule primitives: locating a loop
 // or block with its ancestors and its nest, replacing one node, dropping an
-// allocation, substituting into a region, variable-use tests, and the
+// allocation, substituting into a region, the checks shared by the inlining
+// primitives, variable-use tests, and the
 // formatting of loops and integer lists in messages.
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,22 @@ bool usesAnyVar(const ir::PrimExpr& e, const std::vector<const ir::PrimVar*>& vs
 /// The loops (For nodes) among ancestors that are inside the innermost
 /// enclosing Block of the ancestor list.
 std::vector<const ir::For*> loopsAbove(const std::vector<ir::Stmt>& ancestors);
+
+/// The store that is the whole body of a block computeInline or
+/// reverseComputeInline folds away; `fail` gets the reason (the caller
+/// prefixes the block) when the block has a reduction iterator, its body is
+/// anything else, or it allocates buffers of its own.
+template <class Fail> const ir::BufferStore* inlinedStore(const ir::Block* blk, Fail&& fail) {
+  for (auto& it : blk->iters)
+    if (it.type == ir::IterType::Reduce)
+      fail("has the reduction iterator '" + it.var->name + "'");
+  auto* st = ir::as<ir::BufferStore>(blk->body);
+  if (!st)
+    fail("is not a single buffer store");
+  if (!blk->allocs.empty())
+    fail("allocates buffers of its own");
+  return st;
+}
 
 /// "[a, b, c]": integers (split factors, sampled decisions) for messages.
 std::string intList(const std::vector<int64_t>& xs);
