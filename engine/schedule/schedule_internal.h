@@ -2,8 +2,8 @@
 // Statement-tree helpers shared by the schedule primitives: locating a loop
 // or block with its ancestors and its nest, replacing one node, dropping an
 // allocation, substituting into a region, the checks shared by the inlining
-// primitives, variable-use tests, and the
-// formatting of loops and integer lists in messages.
+// primitives, variable-use tests, and the formatting of loops and integer
+// lists in messages.
 #include <cstddef>
 #include <cstdint>
 #include <string>
