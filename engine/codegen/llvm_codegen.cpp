@@ -463,9 +463,7 @@ private:
       return emitFor(as<For>(s));
     case NodeKind::LetStmt: {
       auto* op = as<LetStmt>(s);
-      if (op->value->dtype != op->var->dtype)
-        fail("let of '" + op->var->name + "' (" + op->var->dtype.str() + ") binds a value of " +
-             op->value->dtype.str());
+      checkLetType(op->var.get(), op->value);
       VarBinding bind(*this, op->var.get(), emitExpr(op->value));
       return emitStmt(op->body);
     }
@@ -781,9 +779,7 @@ private:
     }
     case NodeKind::PrimLet: {
       auto* op = as<PrimLet>(e);
-      if (op->value->dtype != op->var->dtype)
-        fail("let of '" + op->var->name + "' (" + op->var->dtype.str() + ") binds a value of " +
-             op->value->dtype.str());
+      checkLetType(op->var.get(), op->value);
       VarBinding bind(*this, op->var.get(), emitExpr(op->value));
       return emitExpr(op->body);
     }
@@ -829,6 +825,14 @@ private:
     default:
       fail(std::string("unexpected binary operator ") + binaryOpSymbol(op->op()));
     }
+  }
+
+  /// Fails when a let (statement or expression) binds a value of a type
+  /// other than its variable's.
+  void checkLetType(const PrimVar* var, const PrimExpr& value) {
+    if (value->dtype != var->dtype)
+      fail("let of '" + var->name + "' (" + var->dtype.str() + ") binds a value of " +
+           value->dtype.str());
   }
 
   /// The LLVM predicate of comparison k (EQ ... GE) for floats (ordered, but
