@@ -463,9 +463,7 @@ private:
       return emitFor(as<For>(s));
     case NodeKind::LetStmt: {
       auto* op = as<LetStmt>(s);
-      if (op->value->dtype != op->var->dtype)
-        fail("let of '" + op->var->name + "' (" + op->var->dtype.str() + ") binds a value of " +
-             op->value->dtype.str());
+      checkLetType(op->var.get(), op->value);
       VarBinding bind(*this, op->var.get(), emitExpr(op->value));
       return emitStmt(op->body);
     }
@@ -781,9 +779,7 @@ private:
     }
     case NodeKind::PrimLet: {
       auto* op = as<PrimLet>(e);
-      if (op->value->dtype != op->var->dtype)
-        fail("let of '" + op->var->name + "' (" + op->var->dtype.str() + ") binds a value of " +
-             op->value->dtype.str());
+      checkLetType(op->var.get(), op->value);
       VarBinding bind(*this, op->var.get(), emitExpr(op->value));
       return emitExpr(op->body);
     }
@@ -800,6 +796,8 @@ private:
     llvm::Value* b = emitExpr(op->b);
     bool isF = t.isFloat();
     bool isS = t.isInt();
+    if (isComparison(op->op()))
+      return b_.CreateCmp(cmpPredicate(op->op(), isF, isS), a, b);
     switch (op->op()) {
     case NodeKind::Add:
       return isF ? b_.CreateFAdd(a, b) : isS ? b_.CreateNSWAdd(a, b) : b_.CreateAdd(a, b);
@@ -815,29 +813,45 @@ private:
     case NodeKind::Min:
       if (isF)
         return b_.CreateMinNum(a, b);
-      return b_.CreateSelect(isS ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b), a, b);
+      return b_.CreateSelect(b_.CreateICmp(cmpPredicate(NodeKind::LT, false, isS), a, b), a, b);
     case NodeKind::Max:
       if (isF)
         return b_.CreateMaxNum(a, b);
-      return b_.CreateSelect(isS ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b), a, b);
-    case NodeKind::EQ:
-      return isF ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
-    case NodeKind::NE:
-      return isF ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case NodeKind::LT:
-      return isF ? b_.CreateFCmpOLT(a, b) : isS ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
-    case NodeKind::LE:
-      return isF ? b_.CreateFCmpOLE(a, b) : isS ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
-    case NodeKind::GT:
-      return isF ? b_.CreateFCmpOGT(a, b) : isS ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
-    case NodeKind::GE:
-      return isF ? b_.CreateFCmpOGE(a, b) : isS ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      return b_.CreateSelect(b_.CreateICmp(cmpPredicate(NodeKind::GT, false, isS), a, b), a, b);
     case NodeKind::And:
       return b_.CreateAnd(a, b);
     case NodeKind::Or:
       return b_.CreateOr(a, b);
     default:
       fail(std::string("unexpected binary operator ") + binaryOpSymbol(op->op()));
+    }
+  }
+
+  /// Fails when a let (statement or expression) binds a value of a type
+  /// other than its variable's.
+  void checkLetType(const PrimVar* var, const PrimExpr& value) {
+    if (value->dtype != var->dtype)
+      fail("let of '" + var->name + "' (" + var->dtype.str() + ") binds a value of " +
+           value->dtype.str());
+  }
+
+  /// The LLVM predicate of comparison k (EQ ... GE) for floats (ordered, but
+  /// NE unordered: true when either is NaN), signed or unsigned integers.
+  static llvm::CmpInst::Predicate cmpPredicate(NodeKind k, bool isF, bool isS) {
+    using P = llvm::CmpInst::Predicate;
+    switch (k) {
+    case NodeKind::EQ:
+      return isF ? P::FCMP_OEQ : P::ICMP_EQ;
+    case NodeKind::NE:
+      return isF ? P::FCMP_UNE : P::ICMP_NE;
+    case NodeKind::LT:
+      return isF ? P::FCMP_OLT : isS ? P::ICMP_SLT : P::ICMP_ULT;
+    case NodeKind::LE:
+      return isF ? P::FCMP_OLE : isS ? P::ICMP_SLE : P::ICMP_ULE;
+    case NodeKind::GT:
+      return isF ? P::FCMP_OGT : isS ? P::ICMP_SGT : P::ICMP_UGT;
+    default:
+      return isF ? P::FCMP_OGE : isS ? P::ICMP_SGE : P::ICMP_UGE;
     }
   }
 

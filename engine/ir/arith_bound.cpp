@@ -68,20 +68,6 @@ int64_t satFloorDiv(int64_t x, int64_t c) {
 
 } // namespace
 
-int64_t floorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
-int64_t floorModInt(int64_t a, int64_t b) {
-  int64_t m = a % b;
-  if (m != 0 && ((m < 0) != (b < 0)))
-    m += b;
-  return m;
-}
-
 ConstIntBound dtypeRange(DataType t) {
   if (t.isBool())
     return {0, 1};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/ir/arith.h"
+#include "engine/ir/int_eval.h"
 
 namespace unity::arith::detail {
 
@@ -38,8 +39,8 @@ ConstIntBound boundUnion(ConstIntBound a, ConstIntBound b);
 ConstIntBound boundIntersect(ConstIntBound a, ConstIntBound b);
 
 /// Exact floor division / modulo (b != 0; the caller checks overflow cases).
-int64_t floorDivInt(int64_t a, int64_t b);
-int64_t floorModInt(int64_t a, int64_t b);
+using ir::floorDivInt;
+using ir::floorModInt;
 
 // ----------------------------------------------------------- arith_linear.cpp
 

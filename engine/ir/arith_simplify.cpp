@@ -72,40 +72,6 @@ std::optional<int64_t> foldIntConst(NodeKind op, int64_t x, int64_t y, DataType 
 
 namespace {
 
-bool compareConst(NodeKind op, auto x, auto y) {
-  switch (op) {
-  case NodeKind::EQ:
-    return x == y;
-  case NodeKind::NE:
-    return x != y;
-  case NodeKind::LT:
-    return x < y;
-  case NodeKind::LE:
-    return x <= y;
-  case NodeKind::GT:
-    return x > y;
-  default:
-    return x >= y;
-  }
-}
-
-NodeKind invertComparison(NodeKind op) {
-  switch (op) {
-  case NodeKind::EQ:
-    return NodeKind::NE;
-  case NodeKind::NE:
-    return NodeKind::EQ;
-  case NodeKind::LT:
-    return NodeKind::GE;
-  case NodeKind::LE:
-    return NodeKind::GT;
-  case NodeKind::GT:
-    return NodeKind::LE;
-  default:
-    return NodeKind::LT;
-  }
-}
-
 /// v rounded to the precision of float type t; nullopt for unsupported widths.
 std::optional<double> roundTo(double v, DataType t) {
   if (t.bits == 64)
@@ -182,7 +148,7 @@ PrimExpr Rewriter::visitBinary(const BinaryExpr* op, const PrimExpr& self) {
   auto ca = asConstInt(a), cb = asConstInt(b);
   if (isComparison(k)) {
     if (ca && cb)
-      return boolImm(compareConst(k, *ca, *cb));
+      return boolImm(compareValues(k, *ca, *cb));
     if (structEqual(a, b))
       return boolImm(k == NodeKind::EQ || k == NodeKind::LE || k == NodeKind::GE);
     return isIndexType(t) ? comparison(k, a, b, self) : rebuildBinary(k, a, b, self);
@@ -220,7 +186,7 @@ PrimExpr Rewriter::foldFloat(NodeKind op, const PrimExpr& a, const PrimExpr& b,
     return rebuildBinary(op, a, b, self);
   double x = fa->value, y = fb->value, r;
   if (isComparison(op))
-    return boolImm(compareConst(op, x, y));
+    return boolImm(compareValues(op, x, y));
   switch (op) {
   case NodeKind::Add:
     r = x + y;
@@ -305,7 +271,7 @@ PrimExpr Rewriter::visitNot(const NotExpr* op, const PrimExpr& self) {
   // !(x < y) is x >= y for integers (not for floats: NaN).
   if (auto* b = as<BinaryExpr>(a))
     if (isComparison(b->op()) && !b->a->dtype.isFloat())
-      return binary(invertComparison(b->op()), b->a, b->b);
+      return binary(negateComparison(b->op()), b->a, b->b);
   return sameNode(a, op->a) ? self : logicalNot(a);
 }
 

@@ -46,7 +46,7 @@ public:
     }
     if (!isComparison(b->op()))
       return;
-    NodeKind op = holds ? b->op() : negate(b->op());
+    NodeKind op = holds ? b->op() : negateComparison(b->op());
     PrimExpr lhs = b->a, rhs = b->b;
     if (isa<IntImm>(lhs)) {
       std::swap(lhs, rhs);
@@ -83,22 +83,6 @@ public:
   }
 
 private:
-  static NodeKind negate(NodeKind op) {
-    switch (op) {
-    case NodeKind::LT:
-      return NodeKind::GE;
-    case NodeKind::LE:
-      return NodeKind::GT;
-    case NodeKind::GT:
-      return NodeKind::LE;
-    case NodeKind::GE:
-      return NodeKind::LT;
-    case NodeKind::EQ:
-      return NodeKind::NE;
-    default:
-      return NodeKind::EQ;
-    }
-  }
   static NodeKind mirror(NodeKind op) {
     switch (op) {
     case NodeKind::LT:

@@ -23,6 +23,8 @@ int64_t evalIntExpr(const PrimExpr& e, const IntLookup& lookup) {
   }
   if (auto* b = as<BinaryExpr>(e)) {
     int64_t x = evalIntExpr(b->a, lookup), y = evalIntExpr(b->b, lookup);
+    if (isComparison(b->op()))
+      return compareValues(b->op(), x, y);
     switch (b->op()) {
     case NodeKind::Add:
       return x + y;
@@ -42,18 +44,6 @@ int64_t evalIntExpr(const PrimExpr& e, const IntLookup& lookup) {
       return std::min(x, y);
     case NodeKind::Max:
       return std::max(x, y);
-    case NodeKind::EQ:
-      return x == y;
-    case NodeKind::NE:
-      return x != y;
-    case NodeKind::LT:
-      return x < y;
-    case NodeKind::LE:
-      return x <= y;
-    case NodeKind::GT:
-      return x > y;
-    case NodeKind::GE:
-      return x >= y;
     case NodeKind::And:
       return x && y;
     case NodeKind::Or:

@@ -86,6 +86,23 @@ const char* binaryOpSymbol(NodeKind op) {
 
 bool isComparison(NodeKind op) { return op >= NodeKind::EQ && op <= NodeKind::GE; }
 
+NodeKind negateComparison(NodeKind op) {
+  switch (op) {
+  case NodeKind::EQ:
+    return NodeKind::NE;
+  case NodeKind::NE:
+    return NodeKind::EQ;
+  case NodeKind::LT:
+    return NodeKind::GE;
+  case NodeKind::LE:
+    return NodeKind::GT;
+  case NodeKind::GT:
+    return NodeKind::LE;
+  default:
+    return NodeKind::LT;
+  }
+}
+
 NotExpr::NotExpr(PrimExpr a)
     : PrimExprNode(NodeKind::Not, a ? a->dtype : DataType()), a(std::move(a)) {
   require(this->a && this->a->dtype.isBool(), "'not' of non-bool");

@@ -56,6 +56,26 @@ public:
 };
 const char* binaryOpSymbol(NodeKind op); // "+", "floordiv", ...
 bool isComparison(NodeKind op);
+/// The comparison (EQ ... GE) that holds exactly when `op` does not:
+/// EQ <-> NE, LT <-> GE, LE <-> GT.
+NodeKind negateComparison(NodeKind op);
+/// x OP y for a comparison kind `op` (EQ ... GE) on two values.
+template <class T> bool compareValues(NodeKind op, T x, T y) {
+  switch (op) {
+  case NodeKind::EQ:
+    return x == y;
+  case NodeKind::NE:
+    return x != y;
+  case NodeKind::LT:
+    return x < y;
+  case NodeKind::LE:
+    return x <= y;
+  case NodeKind::GT:
+    return x > y;
+  default:
+    return x >= y;
+  }
+}
 
 class NotExpr : public PrimExprNode {
 public:

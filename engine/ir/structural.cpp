@@ -238,6 +238,27 @@ private:
   }
   void f64(double d) { word(std::bit_cast<uint64_t>(d)); }
 
+  /// A list: its length, then each element as `each` emits it.
+  template <class T, class Each> void list(const std::vector<T>& xs, Each each) {
+    word(xs.size());
+    for (auto& x : xs)
+      each(x);
+  }
+
+  /// Starts node n: kNull for a null node, else its kind's tag. False when
+  /// nothing more is to be emitted for it (null, or the comparison has
+  /// already failed).
+  bool opened(const Node* n) {
+    if (sink_.failed())
+      return false;
+    if (!n) {
+      word(kNull);
+      return false;
+    }
+    word(kindTag(n->kind()));
+    return true;
+  }
+
   /// Variables and buffers: defined (indexed) at first sight, referenced by
   /// index afterwards.
   void var(const Node* v) {
@@ -273,19 +294,11 @@ private:
                      [&](const std::string& s) { str(s); },
                      [&](DataType t) { dtype(t); },
                      [&](const std::vector<int64_t>& xs) {
-                       word(xs.size());
-                       for (int64_t x : xs)
-                         word(static_cast<uint64_t>(x));
+                       list(xs, [&](int64_t x) { word(static_cast<uint64_t>(x)); });
                      },
-                     [&](const std::vector<double>& xs) {
-                       word(xs.size());
-                       for (double x : xs)
-                         f64(x);
-                     },
+                     [&](const std::vector<double>& xs) { list(xs, [&](double x) { f64(x); }); },
                      [&](const std::vector<std::string>& xs) {
-                       word(xs.size());
-                       for (auto& x : xs)
-                         str(x);
+                       list(xs, [&](const std::string& x) { str(x); });
                      },
                  },
                  value);
@@ -295,17 +308,12 @@ private:
   // ---- tensor level ----
 
   void prims(const std::vector<PrimExpr>& es) {
-    word(es.size());
-    for (auto& e : es)
-      prim(e);
+    list(es, [&](const PrimExpr& e) { prim(e); });
   }
 
   void prim(const PrimExpr& e) {
-    if (sink_.failed())
+    if (!opened(e.get()))
       return;
-    if (!e)
-      return word(kNull);
-    word(kindTag(e->kind()));
     dtype(e->dtype);
     switch (e->kind()) {
     case NodeKind::IntImm:
@@ -366,11 +374,8 @@ private:
   }
 
   void stmt(const Stmt& s) {
-    if (sink_.failed())
+    if (!opened(s.get()))
       return;
-    if (!s)
-      return word(kNull);
-    word(kindTag(s->kind()));
     switch (s->kind()) {
     case NodeKind::BufferStore: {
       auto* op = as<BufferStore>(s);
@@ -398,9 +403,7 @@ private:
         word(iv.type == IterType::Spatial ? 0 : 1);
         var(iv.var.get());
       }
-      word(op->allocs.size());
-      for (auto& b : op->allocs)
-        var(b.get());
+      list(op->allocs, [&](const BufferRef& b) { var(b.get()); });
       regions(op->reads);
       regions(op->writes);
       prim(op->predicate);
@@ -421,11 +424,7 @@ private:
       return stmt(op->otherwise);
     }
     case NodeKind::SeqStmt: {
-      auto* op = as<SeqStmt>(s);
-      word(op->seq.size());
-      for (auto& x : op->seq)
-        stmt(x);
-      return;
+      return list(as<SeqStmt>(s)->seq, [&](const Stmt& x) { stmt(x); });
     }
     case NodeKind::Evaluate:
       return prim(as<Evaluate>(s)->value);
@@ -450,17 +449,12 @@ private:
   }
 
   void sinfos(const std::vector<StructInfo>& ss) {
-    word(ss.size());
-    for (auto& s : ss)
-      sinfo(s);
+    list(ss, [&](const StructInfo& s) { sinfo(s); });
   }
 
   void sinfo(const StructInfo& s) {
-    if (sink_.failed())
+    if (!opened(s.get()))
       return;
-    if (!s)
-      return word(kNull);
-    word(kindTag(s->kind()));
     switch (s->kind()) {
     case NodeKind::ObjectSInfo:
       return;
@@ -502,9 +496,7 @@ private:
   // ---- graph level ----
 
   void exprs(const std::vector<Expr>& es) {
-    word(es.size());
-    for (auto& e : es)
-      expr(e);
+    list(es, [&](const Expr& e) { expr(e); });
   }
 
   void expr(const Expr& e) {
@@ -568,9 +560,7 @@ private:
     case NodeKind::SeqExpr: {
       auto* op = as<SeqExpr>(e);
       word(kindTag(e->kind()));
-      word(op->blocks.size());
-      for (auto& b : op->blocks)
-        block(b);
+      list(op->blocks, [&](const Ref<BindingBlock>& b) { block(b); });
       expr(op->body);
       break;
     }
@@ -585,9 +575,7 @@ private:
       auto* op = as<Function>(e);
       word(kindTag(e->kind()));
       word(op->pure);
-      word(op->params.size());
-      for (auto& p : op->params)
-        var(p.get());
+      list(op->params, [&](const auto& p) { var(p.get()); });
       expr(op->body);
       sinfo(op->retSInfo);
       return attrs(op->attrs);
@@ -616,11 +604,8 @@ private:
   }
 
   void binding(const Binding& b) {
-    if (sink_.failed())
+    if (!opened(b.get()))
       return;
-    if (!b)
-      return word(kNull);
-    word(kindTag(b->kind()));
     expr(b->value);
     if (auto* mc = as<MatchCast>(b))
       sinfo(mc->pattern); // defines new shape variables
@@ -628,15 +613,10 @@ private:
   }
 
   void block(const Ref<BindingBlock>& b) {
-    if (sink_.failed())
+    if (!opened(b.get()))
       return;
-    if (!b)
-      return word(kNull);
-    word(kindTag(b->kind()));
     word(b->dataflow);
-    word(b->bindings.size());
-    for (auto& x : b->bindings)
-      binding(x);
+    list(b->bindings, [&](const Binding& x) { binding(x); });
   }
 
   void module(const IRModuleNode* m) {

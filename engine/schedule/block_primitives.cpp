@@ -96,37 +96,11 @@ struct Inliner : StmtMutator {
           addRead(BufferRegion{pr.buffer, wholeBuffer(pr.buffer)});
           continue;
         }
-        BufferRegion nr{pr.buffer, {}};
-        for (auto& rg : pr.region)
-          nr.region.push_back(Range{arith::simplify(substitute(rg.min, m)),
-                                    arith::simplify(substitute(rg.extent, m))});
-        addRead(std::move(nr));
+        addRead(BufferRegion{pr.buffer, substituteRegion(pr.region, m)});
       }
     }
     return make<Block>(op->name, op->iters, op->bindings, std::move(reads), op->writes, init, body,
                        op->allocs, op->predicate, op->annotations);
-  }
-};
-
-/// Drops the allocation of buf (a block alloc or an Allocate node).
-struct AllocRemover : StmtMutator {
-  const Buffer* buf = nullptr;
-  using StmtMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override { return e; }
-  Stmt visitAllocate(const Allocate* op, const Stmt& self) override {
-    if (op->buffer.get() == buf)
-      return mutate(op->body);
-    return StmtMutator::visitAllocate(op, self);
-  }
-  Stmt visitBlock(const Block* op, const Stmt& self) override {
-    Stmt base = StmtMutator::visitBlock(op, self);
-    auto* b = as<Block>(base);
-    auto allocs = b->allocs;
-    std::erase_if(allocs, [&](const BufferRef& a) { return a.get() == buf; });
-    if (allocs.size() == b->allocs.size())
-      return base;
-    return make<Block>(b->name, b->iters, b->bindings, b->reads, b->writes, b->init, b->body,
-                       allocs, b->predicate, b->annotations);
   }
 };
 
@@ -162,15 +136,8 @@ void Schedule::computeInline(const BlockRV& rv) {
   };
   if (blk->init)
     fail("is a reduction (it has an init); only elementwise or injective blocks can be inlined");
-  for (auto& it : blk->iters)
-    if (it.type == IterType::Reduce)
-      fail("has the reduction iterator '" + it.var->name + "'");
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("is not a single buffer store");
+  auto* st = inlinedStore(blk.get(), fail);
   const BufferRef& buf = st->buffer;
-  if (!blk->allocs.empty())
-    fail("allocates buffers of its own");
   if (blk->predicate) {
     auto c = asConstInt(blk->predicate);
     if (!c || *c == 0)
@@ -205,32 +172,22 @@ void Schedule::computeInline(const BlockRV& rv) {
       fail("writes '" + buf->name + "', which block '" + other->name + "' writes too");
 
   // The statement to remove: the block and the loops that hold only it.
-  auto loc = findBlocks(func_->body, name)[0];
-  Stmt top = loc.node;
-  size_t i = loc.ancestors.size();
-  while (i > 0) {
-    auto* f = as<For>(loc.ancestors[i - 1]);
-    if (!f || !sameNode(f->body, top))
-      break;
-    top = loc.ancestors[--i];
-  }
-  if (i == 0 || !isa<SeqStmt>(loc.ancestors[i - 1]))
+  Nest nest = nestOf(findBlocks(func_->body, name)[0]);
+  if (!nest.parent)
     fail("is not one of a sequence of loop nests, so nothing after it can read '" + buf->name +
          "'");
   for (auto& r : blk->reads)
     if (r.buffer.get() == buf.get())
       fail("declares a read of its own output '" + buf->name + "'");
 
-  Stmt body = replaceStmt(func_->body, top.get(), Stmt());
+  Stmt body = replaceStmt(func_->body, nest.top.get(), Stmt());
   Inliner in;
   in.buf = buf.get();
   in.iters = iters;
   in.value = st->value;
   in.producerReads = blk->reads;
   body = in.mutate(body);
-  AllocRemover ar;
-  ar.buf = buf.get();
-  body = ar.mutate(body);
+  body = removeAllocation(body, buf.get());
   // A read left behind (e.g. in a loop extent) would be dangling.
   bool dangling = false;
   walkStmt(body, [&](const Stmt& s) {

@@ -50,35 +50,6 @@ namespace {
 
 using VarMap = std::unordered_map<const PrimVar*, PrimExpr>;
 
-/// A block's own nest (the block and the loops holding only it) and its
-/// position in the enclosing sequence.
-struct Nest {
-  Stmt top;                      // outermost statement of the nest
-  Ref<SeqStmt> parent;           // the sequence holding top, or null
-  size_t index = 0;              // top's position in parent
-  std::vector<Stmt> aboveParent; // ancestors of parent, parent included
-};
-
-Nest nestOf(const Located& loc) {
-  Nest n;
-  n.top = loc.node;
-  size_t i = loc.ancestors.size();
-  while (i > 0) {
-    auto* f = as<For>(loc.ancestors[i - 1]);
-    if (!f || !sameNode(f->body, n.top))
-      break;
-    n.top = loc.ancestors[--i];
-  }
-  if (i > 0 && isa<SeqStmt>(loc.ancestors[i - 1])) {
-    n.parent = cast<SeqStmt>(loc.ancestors[i - 1]);
-    n.aboveParent.assign(loc.ancestors.begin(), loc.ancestors.begin() + i);
-    for (size_t k = 0; k < n.parent->seq.size(); ++k)
-      if (sameNode(n.parent->seq[k], n.top))
-        n.index = k;
-  }
-  return n;
-}
-
 /// The position in `seq` of the element holding the node `target`, given
 /// the ancestors of target (outermost first); -1 if seq is not among them.
 int elementHolding(const Ref<SeqStmt>& seq, const std::vector<Stmt>& ancestors,
@@ -398,32 +369,6 @@ struct BufferSwap : StmtMutator {
   BufferRef mutateBuffer(const BufferRef& b) override { return b.get() == from ? to : b; }
 };
 
-/// Drops the allocation of buf (an Allocate node or a block alloc).
-Stmt removeAllocation(const Stmt& root, const Buffer* buf) {
-  struct R : StmtMutator {
-    const Buffer* buf;
-    using StmtMutator::mutate;
-    PrimExpr mutate(const PrimExpr& e) override { return e; }
-    Stmt visitAllocate(const Allocate* op, const Stmt& self) override {
-      if (op->buffer.get() == buf)
-        return mutate(op->body);
-      return StmtMutator::visitAllocate(op, self);
-    }
-    Stmt visitBlock(const Block* op, const Stmt& self) override {
-      Stmt base = StmtMutator::visitBlock(op, self);
-      auto* b = as<Block>(base);
-      auto allocs = b->allocs;
-      std::erase_if(allocs, [&](const BufferRef& a) { return a.get() == buf; });
-      if (allocs.size() == b->allocs.size())
-        return base;
-      return make<Block>(b->name, b->iters, b->bindings, b->reads, b->writes, b->init, b->body,
-                         allocs, b->predicate, b->annotations);
-    }
-  } r;
-  r.buf = buf;
-  return r.mutate(root);
-}
-
 /// A copy nest dst[v] = src[v] over the whole shape of src.
 Stmt copyNest(const std::string& name, const BufferRef& src, const BufferRef& dst) {
   std::vector<IterVar> iters;
@@ -459,6 +404,30 @@ std::vector<const Block*> blocksBetween(const Ref<SeqStmt>& seq, size_t from, si
   return out;
 }
 
+/// The outermost of the loops right above the block at loc, the block
+/// itself when no loop is: the whole nest a cache copy goes before or after.
+Stmt loopNestTop(const Located& loc) {
+  Stmt top = loc.node;
+  for (size_t i = loc.ancestors.size(); i-- > 0;) {
+    if (!isa<For>(loc.ancestors[i]))
+      break;
+    top = loc.ancestors[i];
+  }
+  return top;
+}
+
+/// cacheRead/cacheWrite's own arguments: a known scope and the index of one
+/// of the block's `count` read or write regions (`kind`); `fail` otherwise.
+template <class Fail>
+void checkCacheArgs(const std::string& scope, int index, size_t count, const char* kind,
+                    Fail&& fail) {
+  if (scope != "global" && scope != "local")
+    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
+  if (index < 0 || index >= static_cast<int>(count))
+    fail("has " + std::to_string(count) + " " + kind + " regions; index " + std::to_string(index) +
+         " is out of range");
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- caches
@@ -469,24 +438,12 @@ BlockRV Schedule::cacheRead(const BlockRV& rv, int readIndex, const std::string&
   auto fail = [&](const std::string& why) {
     throw Error("schedule: cacheRead: block '" + name + "' " + why);
   };
-  if (scope != "global" && scope != "local")
-    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
-  if (readIndex < 0 || readIndex >= static_cast<int>(blk->reads.size()))
-    fail("has " + std::to_string(blk->reads.size()) + " read regions; index " +
-         std::to_string(readIndex) + " is out of range");
+  checkCacheArgs(scope, readIndex, blk->reads.size(), "read", fail);
   BufferRef src = blk->reads[readIndex].buffer;
   if (blockWrites(blk.get(), src.get()))
     fail("writes '" + src->name + "' as well as reading it");
-  auto loc = findBlocks(func_->body, name)[0];
-  // The consumer's whole nest (outermost loop above it that is not the body
-  // of another loop): the copy goes right before it.
-  Stmt top = loc.node;
-  for (size_t i = loc.ancestors.size(); i-- > 0;) {
-    auto* f = as<For>(loc.ancestors[i]);
-    if (!f)
-      break;
-    top = loc.ancestors[i];
-  }
+  // The copy goes right before the consumer's whole loop nest.
+  Stmt top = loopNestTop(findBlocks(func_->body, name)[0]);
   for (auto* b : blocksUnder(top))
     if (blockWrites(b, src.get()))
       fail("reads '" + src->name + "', which block '" + b->name +
@@ -511,11 +468,7 @@ BlockRV Schedule::cacheWrite(const BlockRV& rv, int writeIndex, const std::strin
   auto fail = [&](const std::string& why) {
     throw Error("schedule: cacheWrite: block '" + name + "' " + why);
   };
-  if (scope != "global" && scope != "local")
-    fail("cannot cache into scope '" + scope + "' (only \"global\" or \"local\")");
-  if (writeIndex < 0 || writeIndex >= static_cast<int>(blk->writes.size()))
-    fail("has " + std::to_string(blk->writes.size()) + " write regions; index " +
-         std::to_string(writeIndex) + " is out of range");
+  checkCacheArgs(scope, writeIndex, blk->writes.size(), "write", fail);
   BufferRef dst = blk->writes[writeIndex].buffer;
   // Every other access to dst would still see the original buffer, which
   // holds nothing until the copy after this block's nest.
@@ -523,14 +476,7 @@ BlockRV Schedule::cacheWrite(const BlockRV& rv, int writeIndex, const std::strin
     if (b != blk.get() && !(b->iters.empty() && b->writes.empty()) && blockWrites(b, dst.get()))
       fail("writes '" + dst->name + "', which block '" + b->name +
            "' writes too (cache before decomposing a reduction)");
-  auto loc = findBlocks(func_->body, name)[0];
-  Stmt top = loc.node;
-  for (size_t i = loc.ancestors.size(); i-- > 0;) {
-    auto* f = as<For>(loc.ancestors[i]);
-    if (!f)
-      break;
-    top = loc.ancestors[i];
-  }
+  Stmt top = loopNestTop(findBlocks(func_->body, name)[0]);
   for (auto* b : blocksUnder(top))
     if (b != blk.get() && blockReads(b, dst.get()))
       fail("writes '" + dst->name + "', which block '" + b->name +
@@ -585,6 +531,88 @@ Stmt withStmt(const Stmt& body, const Stmt& extra, bool front) {
   return seqStmt(std::move(seq));
 }
 
+/// The store that is the whole body of a block computeAt or
+/// reverseComputeAt moves; `fail` gets the reason when the body is anything
+/// else, the block allocates buffers or is predicated.
+template <class Fail> const BufferStore* movableStore(const Block* blk, Fail&& fail) {
+  auto* st = as<BufferStore>(blk->body);
+  if (!st)
+    fail("its body is not a single buffer store");
+  if (!blk->allocs.empty())
+    fail("it allocates buffers of its own");
+  if (!isTrue(blk->predicate))
+    fail("it is predicated");
+  return st;
+}
+
+/// Where a block's nest would leave from and go to when it moves under a
+/// loop: its nest, the loop with its ancestors, the position of the loop's
+/// element in the nest's sequence and the blocks under the loop.
+struct Move {
+  Nest nest;
+  Located loop;
+  int loopIndex = -1;
+  std::vector<const Block*> under;
+  bool isUnder(const Block* b) const {
+    return std::find(under.begin(), under.end(), b) != under.end();
+  }
+};
+
+/// The Move of block `name` under loop f; `fail` gets the reason when the
+/// nest is not an element of a sequence or the loop is not in another
+/// element of the same sequence.
+template <class Fail>
+Move planMove(const Stmt& root, const std::string& name, const For* f, Fail&& fail) {
+  Move m;
+  m.nest = nestOf(findBlocks(root, name)[0]);
+  if (!m.nest.parent)
+    fail("its loop nest is not an element of a statement sequence");
+  m.loop = findLoop(root, f->var.get());
+  m.loopIndex = elementHolding(m.nest.parent, m.loop.ancestors, m.loop.node);
+  if (m.loopIndex < 0)
+    fail("the loop is not in the sequence that holds the block's loop nest");
+  if (m.loopIndex == static_cast<int>(m.nest.index))
+    fail("the loop is in the block's own loop nest");
+  m.under = blocksUnder(f->body);
+  return m;
+}
+
+/// Widens `region` (nullopt: nothing yet) by every region of buf in
+/// `accesses` (block b's reads or writes), as b accesses it in one iteration
+/// of loop f. Returns why not (empty when done): a region is not affine in
+/// the loops inside f, or its base differs from the others' (`verb` says
+/// whether the blocks "read" or "write" them).
+std::string widenRegion(std::optional<std::vector<Range>>& region, const Stmt& root, const Block* b,
+                        const std::vector<BufferRegion>& accesses, const Buffer* buf, const For* f,
+                        const std::string& verb) {
+  auto bloc = findBlocks(root, b->name)[0];
+  for (auto& acc : accesses) {
+    if (acc.buffer.get() != buf)
+      continue;
+    std::string why;
+    auto r = regionUnder(b, bloc.ancestors, f, acc.region, &why);
+    if (!r)
+      return why;
+    if (!region) {
+      region = r;
+      continue;
+    }
+    region = unite(*region, *r);
+    if (!region)
+      return "the blocks under the loop " + verb + " regions of '" + buf->name +
+             "' that do not share a base";
+  }
+  return "";
+}
+
+/// root with `nest` put at the start (front) or end of loop f's body and the
+/// statement `from` (the nest's old place) removed.
+Stmt moveUnder(const Stmt& root, const For* f, const Stmt& nest, bool front, const Stmt& from) {
+  Stmt moved = make<For>(f->var, f->min, f->extent, f->forKind, withStmt(f->body, nest, front),
+                         f->annotations);
+  return replaceStmt(replaceStmt(root, f, moved), from.get(), Stmt());
+}
+
 } // namespace
 
 void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
@@ -600,31 +628,14 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   for (auto& it : blk->iters)
     if (it.type == IterType::Reduce)
       fail("it has the reduction iterator '" + it.var->name + "'");
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("its body is not a single buffer store");
-  if (!blk->allocs.empty())
-    fail("it allocates buffers of its own");
-  if (!isTrue(blk->predicate))
-    fail("it is predicated");
-  auto loc = findBlocks(func_->body, name)[0];
-  Nest n = nestOf(loc);
-  if (!n.parent)
-    fail("its loop nest is not an element of a statement sequence");
-  auto floc = findLoop(func_->body, f->var.get());
-  int fi = elementHolding(n.parent, floc.ancestors, floc.node);
-  if (fi < 0)
-    fail("the loop is not in the sequence that holds the block's loop nest");
-  if (fi == static_cast<int>(n.index))
-    fail("the loop is in the block's own loop nest");
+  auto* st = movableStore(blk.get(), fail);
+  Move mv = planMove(func_->body, name, f.get(), fail);
+  const Nest& n = mv.nest;
+  const int fi = mv.loopIndex;
   if (fi > static_cast<int>(n.index))
     fail("the loop comes after the block (computeAt moves a producer forward)");
   LoopLocator where = locate(lrv);
-
-  auto under = blocksUnder(f->body);
-  auto isUnder = [&](const Block* b) {
-    return std::find(under.begin(), under.end(), b) != under.end();
-  };
+  const auto& under = mv.under;
   auto loads = loadedBuffers(blk->body);
   const Buffer* buf = nullptr;
   for (auto* l : loads)
@@ -642,9 +653,9 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   for (auto* b : blocksUnder(func_->body)) {
     if (b == blk.get() || isRootBlock(b))
       continue;
-    if (blockWrites(b, buf) && !isUnder(b))
+    if (blockWrites(b, buf) && !mv.isUnder(b))
       fail("'" + buf->name + "' is also written by block '" + b->name + "', outside the loop");
-    bool passed = isUnder(b) || std::find(between.begin(), between.end(), b) != between.end();
+    bool passed = mv.isUnder(b) || std::find(between.begin(), between.end(), b) != between.end();
     if (!passed)
       continue;
     if (blockReads(b, out) || blockWrites(b, out))
@@ -657,7 +668,7 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   }
   // The producer's reduction must be complete at the end of one iteration.
   std::vector<const PrimVar*> outerVars{f->var.get()};
-  for (auto& a : floc.ancestors)
+  for (auto& a : mv.loop.ancestors)
     if (auto* l = as<For>(a))
       outerVars.push_back(l->var.get());
   std::optional<std::vector<Range>> region;
@@ -668,23 +679,9 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
       if (b->iters[i].type == IterType::Reduce && usesAnyVar(b->bindings[i], outerVars))
         fail("the loop (or one outside it) feeds the reduction iterator '" + b->iters[i].var->name +
              "' of block '" + b->name + "'; the block would read partial results");
-    auto bloc = findBlocks(func_->body, b->name)[0];
-    for (auto& w : b->writes) {
-      if (w.buffer.get() != buf)
-        continue;
-      std::string why;
-      auto r = regionUnder(b, bloc.ancestors, f.get(), w.region, &why);
-      if (!r)
-        fail(why);
-      if (region) {
-        region = unite(*region, *r);
-        if (!region)
-          fail("the blocks under the loop write regions of '" + buf->name +
-               "' that do not share a base");
-      } else {
-        region = r;
-      }
-    }
+    if (auto why = widenRegion(region, func_->body, b, b->writes, buf, f.get(), "write");
+        !why.empty())
+      fail(why);
   }
   if (!region)
     fail("no block under the loop declares a write of '" + buf->name + "'");
@@ -692,7 +689,7 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   auto idx = uniqueLoadIndices(blk->body, buf, &count);
   if (!idx)
     fail("it reads '" + buf->name + "' at different indices");
-  arith::Analyzer ctx = loopContext(floc.ancestors, f.get());
+  arith::Analyzer ctx = loopContext(mv.loop.ancestors, f.get());
   std::vector<std::optional<IterPlan>> plan(blk->iters.size());
   std::vector<PrimExpr> conds;
   for (size_t d = 0; d < idx->size(); ++d) {
@@ -746,10 +743,7 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   for (size_t k = 0; k < plan.size(); ++k)
     full.push_back(plan[k] ? *plan[k] : IterPlan{blk->iters[k].dom.min, blk->iters[k].dom.extent});
   Stmt nest = buildNest(blk.get(), full, conds, ctx);
-  Stmt moved = make<For>(f->var, f->min, f->extent, f->forKind, withStmt(f->body, nest, false),
-                         f->annotations);
-  Stmt body = replaceStmt(func_->body, f.get(), moved);
-  setBody(replaceStmt(body, n.top.get(), Stmt()));
+  setBody(moveUnder(func_->body, f.get(), nest, false, n.top));
   trace_.append({"reverse_compute_at", {name}, {where}, {}});
 }
 
@@ -761,13 +755,7 @@ void Schedule::computeAt(const BlockRV& rv, const LoopRV& lrv) {
     throw Error("schedule: computeAt: block '" + name + "' cannot move under loop " +
                 loopName(f.get()) + ": " + why);
   };
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("its body is not a single buffer store");
-  if (!blk->allocs.empty())
-    fail("it allocates buffers of its own");
-  if (!isTrue(blk->predicate))
-    fail("it is predicated");
+  auto* st = movableStore(blk.get(), fail);
   const BufferRef& buf = st->buffer;
   if (isParam(func_, buf.get()))
     fail("it writes '" + buf->name +
@@ -789,24 +777,12 @@ void Schedule::computeAt(const BlockRV& rv, const LoopRV& lrv) {
   }
   if (iterOfDim.size() != spatial)
     fail("it has spatial iterators that do not index '" + buf->name + "'");
-  auto loc = findBlocks(func_->body, name)[0];
-  Nest n = nestOf(loc);
-  if (!n.parent)
-    fail("its loop nest is not an element of a statement sequence");
-  auto floc = findLoop(func_->body, f->var.get());
-  int fi = elementHolding(n.parent, floc.ancestors, floc.node);
-  if (fi < 0)
-    fail("the loop is not in the sequence that holds the block's loop nest");
-  if (fi == static_cast<int>(n.index))
-    fail("the loop is in the block's own loop nest");
+  Move mv = planMove(func_->body, name, f.get(), fail);
+  const Nest& n = mv.nest;
+  const int fi = mv.loopIndex;
   if (fi < static_cast<int>(n.index))
     fail("the loop comes before the block (reverseComputeAt moves a consumer back)");
   LoopLocator where = locate(lrv);
-
-  auto under = blocksUnder(f->body);
-  auto isUnder = [&](const Block* b) {
-    return std::find(under.begin(), under.end(), b) != under.end();
-  };
   auto between = blocksBetween(n.parent, n.index + 1, fi);
   auto loads = loadedBuffers(blk->body);
   if (blk->init)
@@ -819,11 +795,11 @@ void Schedule::computeAt(const BlockRV& rv, const LoopRV& lrv) {
     if (blockWrites(b, buf.get()))
       fail("'" + buf->name + "' is also written by block '" + b->name + "'");
     if (blockReads(b, buf.get())) {
-      if (!isUnder(b))
+      if (!mv.isUnder(b))
         fail("block '" + b->name + "', outside the loop, reads '" + buf->name + "'");
       readers.push_back(b);
     }
-    bool passed = isUnder(b) || std::find(between.begin(), between.end(), b) != between.end();
+    bool passed = mv.isUnder(b) || std::find(between.begin(), between.end(), b) != between.end();
     for (auto* l : loads)
       if (passed && l != buf.get() && blockWrites(b, l))
         fail("block '" + b->name + "', which it would move after, writes its input '" + l->name +
@@ -832,38 +808,20 @@ void Schedule::computeAt(const BlockRV& rv, const LoopRV& lrv) {
   if (readers.empty())
     fail("no block under the loop reads '" + buf->name + "'");
   std::optional<std::vector<Range>> region;
-  for (auto* b : readers) {
-    auto bloc = findBlocks(func_->body, b->name)[0];
-    for (auto& r : b->reads) {
-      if (r.buffer.get() != buf.get())
-        continue;
-      std::string why;
-      auto g = regionUnder(b, bloc.ancestors, f.get(), r.region, &why);
-      if (!g)
-        fail(why);
-      if (region) {
-        region = unite(*region, *g);
-        if (!region)
-          fail("the blocks under the loop read regions of '" + buf->name +
-               "' that do not share a base");
-      } else {
-        region = g;
-      }
-    }
-  }
+  for (auto* b : readers)
+    if (auto why = widenRegion(region, func_->body, b, b->reads, buf.get(), f.get(), "read");
+        !why.empty())
+      fail(why);
   if (!region)
     fail("no block under the loop declares a read of '" + buf->name + "'");
-  arith::Analyzer ctx = loopContext(floc.ancestors, f.get());
+  arith::Analyzer ctx = loopContext(mv.loop.ancestors, f.get());
   std::vector<IterPlan> plan;
   for (auto& it : blk->iters)
     plan.push_back(IterPlan{it.dom.min, it.dom.extent});
   for (size_t d = 0; d < iterOfDim.size(); ++d)
     plan[iterOfDim[d]] = IterPlan{(*region)[d].min, (*region)[d].extent};
   Stmt nest = buildNest(blk.get(), plan, {}, ctx);
-  Stmt moved = make<For>(f->var, f->min, f->extent, f->forKind, withStmt(f->body, nest, true),
-                         f->annotations);
-  Stmt body = replaceStmt(func_->body, f.get(), moved);
-  setBody(replaceStmt(body, n.top.get(), Stmt()));
+  setBody(moveUnder(func_->body, f.get(), nest, true, n.top));
   trace_.append({"compute_at", {name}, {where}, {}});
 }
 
@@ -875,14 +833,7 @@ void Schedule::reverseComputeInline(const BlockRV& rv) {
   };
   if (blk->init)
     fail("is a reduction (it has an init)");
-  for (auto& it : blk->iters)
-    if (it.type == IterType::Reduce)
-      fail("has the reduction iterator '" + it.var->name + "'");
-  auto* st = as<BufferStore>(blk->body);
-  if (!st)
-    fail("is not a single buffer store");
-  if (!blk->allocs.empty())
-    fail("allocates buffers of its own");
+  auto* st = inlinedStore(blk.get(), fail);
   if (!isTrue(blk->predicate))
     fail("is predicated");
   // The producer: the one block writing a buffer this block loads.
@@ -976,11 +927,7 @@ void Schedule::reverseComputeInline(const BlockRV& rv) {
     for (auto& r : in) {
       if (r.buffer.get() == buf)
         continue;
-      BufferRegion nr{r.buffer, {}};
-      for (auto& rg : r.region)
-        nr.region.push_back(Range{arith::simplify(substitute(rg.min, m)),
-                                  arith::simplify(substitute(rg.extent, m))});
-      out.push_back(std::move(nr));
+      out.push_back(BufferRegion{r.buffer, substituteRegion(r.region, m)});
     }
   };
   std::vector<BufferRegion> reads = prod->reads, writes;

@@ -36,13 +36,6 @@ using namespace detail;
 
 namespace {
 
-std::string factorsStr(const std::vector<int64_t>& f) {
-  std::string s = "[";
-  for (size_t i = 0; i < f.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(f[i]);
-  return s + "]";
-}
-
 /// Adds `cond` to the predicate of the outermost blocks under s. Fails when
 /// a store under s is outside every block (it could not be guarded).
 Stmt predicateBlocks(const Stmt& s, const PrimExpr& cond, const std::string& loop) {
@@ -73,14 +66,7 @@ struct FreshCopy : StmtMutator {
   std::function<std::string(const std::string&)> rename;
   std::string loop;
   using StmtMutator::mutate;
-  PrimExpr visitLeaf(const PrimExpr& self) override {
-    if (auto* v = as<PrimVar>(self)) {
-      auto it = map.find(v);
-      if (it != map.end())
-        return it->second;
-    }
-    return self;
-  }
+  PrimExpr visitLeaf(const PrimExpr& self) override { return substitute(self, map); }
   Stmt visitFor(const For* op, const Stmt&) override {
     auto nv = primVar(op->var->name, op->var->dtype);
     map[op->var.get()] = nv;
@@ -180,14 +166,14 @@ std::vector<LoopRV> Schedule::splitImpl(const LoopRV& rv, std::vector<int64_t> f
                 "' has a non-constant extent; only constant extents can be split");
   if (factors.size() < 2)
     throw Error("schedule: split: loop '" + name + "' needs at least two factors, got " +
-                factorsStr(factors));
+                intList(factors));
   int inferred = -1;
   int64_t known = 1;
   for (size_t i = 0; i < factors.size(); ++i) {
     if (factors[i] == -1) {
       if (inferred >= 0)
         throw Error("schedule: split: loop '" + name + "': more than one factor is -1 in " +
-                    factorsStr(factors));
+                    intList(factors));
       inferred = static_cast<int>(i);
     } else if (factors[i] <= 0) {
       throw Error("schedule: split: loop '" + name + "': factor " + std::to_string(factors[i]) +
@@ -202,7 +188,7 @@ std::vector<LoopRV> Schedule::splitImpl(const LoopRV& rv, std::vector<int64_t> f
   for (auto x : factors)
     product *= x;
   if (product < *ext)
-    throw Error("schedule: split: the factors " + factorsStr(factors) + " of loop '" + name +
+    throw Error("schedule: split: the factors " + intList(factors) + " of loop '" + name +
                 "' multiply to " + std::to_string(product) + ", less than its extent " +
                 std::to_string(*ext));
 
@@ -368,15 +354,18 @@ void checkSpatialOnly(const For* f, ForKind kind) {
                     b->name + "'; only loops over spatial iterators can be " +
                     (kind == ForKind::Parallel ? "parallel" : "vectorized"));
 }
+
+/// root with loop f of kind `kind` (all else of f kept).
+Stmt withLoopKind(const Stmt& root, const For* f, ForKind kind) {
+  return replaceStmt(root, f, make<For>(f->var, f->min, f->extent, kind, f->body, f->annotations));
+}
 } // namespace
 
 void Schedule::parallel(const LoopRV& rv) {
   auto f = loop(rv);
   checkSpatialOnly(f.get(), ForKind::Parallel);
   LoopLocator where = locate(rv);
-  setBody(replaceStmt(
-      func_->body, f.get(),
-      make<For>(f->var, f->min, f->extent, ForKind::Parallel, f->body, f->annotations)));
+  setBody(withLoopKind(func_->body, f.get(), ForKind::Parallel));
   trace_.append({"parallel", {}, {where}, {}});
 }
 
@@ -384,18 +373,14 @@ void Schedule::vectorize(const LoopRV& rv) {
   auto f = loop(rv);
   checkSpatialOnly(f.get(), ForKind::Vectorized);
   LoopLocator where = locate(rv);
-  setBody(replaceStmt(
-      func_->body, f.get(),
-      make<For>(f->var, f->min, f->extent, ForKind::Vectorized, f->body, f->annotations)));
+  setBody(withLoopKind(func_->body, f.get(), ForKind::Vectorized));
   trace_.append({"vectorize", {}, {where}, {}});
 }
 
 void Schedule::unroll(const LoopRV& rv) {
   auto f = loop(rv);
   LoopLocator where = locate(rv);
-  setBody(replaceStmt(
-      func_->body, f.get(),
-      make<For>(f->var, f->min, f->extent, ForKind::Unrolled, f->body, f->annotations)));
+  setBody(withLoopKind(func_->body, f.get(), ForKind::Unrolled));
   trace_.append({"unroll", {}, {where}, {}});
 }
 

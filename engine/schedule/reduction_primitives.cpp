@@ -251,11 +251,7 @@ BlockRV Schedule::rfactor(const LoopRV& rv, int factorAxis) {
   for (auto& r : blk->reads) {
     if (r.buffer.get() == buf.get())
       continue;
-    BufferRegion nr{r.buffer, {}};
-    for (auto& rg : r.region)
-      nr.region.push_back(Range{arith::simplify(substitute(rg.min, reduceSubst)),
-                                arith::simplify(substitute(rg.extent, reduceSubst))});
-    rfReads.push_back(std::move(nr));
+    rfReads.push_back(BufferRegion{r.buffer, substituteRegion(r.region, reduceSubst)});
   }
   BufferRegion rfWrite{
       rfBuf, insertAt(blk->writes[0].region, axis, Range{PrimExpr(vRf), makeConst(lt, 1)})};

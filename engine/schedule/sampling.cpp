@@ -34,13 +34,6 @@ using namespace detail;
 
 namespace {
 
-std::string intList(const std::vector<int64_t>& xs) {
-  std::string s = "[";
-  for (size_t i = 0; i < xs.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(xs[i]);
-  return s + "]";
-}
-
 std::vector<int64_t> primeFactors(int64_t x) {
   std::vector<int64_t> out;
   for (int64_t p = 2; p * p <= x; ++p)

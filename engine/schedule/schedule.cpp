@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/ir/arith.h"
 #include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
 
@@ -160,7 +161,68 @@ std::vector<const For*> loopsAbove(const std::vector<Stmt>& ancestors) {
   return out;
 }
 
+std::string intList(const std::vector<int64_t>& xs) {
+  std::string s = "[";
+  for (size_t i = 0; i < xs.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(xs[i]);
+  return s + "]";
+}
+
 std::string loopName(const For* f) { return "'" + f->var->name + "'"; }
+
+Nest nestOf(const Located& loc) {
+  Nest n;
+  n.top = loc.node;
+  size_t i = loc.ancestors.size();
+  while (i > 0) {
+    auto* f = as<For>(loc.ancestors[i - 1]);
+    if (!f || !sameNode(f->body, n.top))
+      break;
+    n.top = loc.ancestors[--i];
+  }
+  if (i > 0 && isa<SeqStmt>(loc.ancestors[i - 1])) {
+    n.parent = cast<SeqStmt>(loc.ancestors[i - 1]);
+    n.aboveParent.assign(loc.ancestors.begin(), loc.ancestors.begin() + i);
+    for (size_t k = 0; k < n.parent->seq.size(); ++k)
+      if (sameNode(n.parent->seq[k], n.top))
+        n.index = k;
+  }
+  return n;
+}
+
+Stmt removeAllocation(const Stmt& root, const Buffer* buf) {
+  struct R : StmtMutator {
+    const Buffer* buf;
+    using StmtMutator::mutate;
+    PrimExpr mutate(const PrimExpr& e) override { return e; }
+    Stmt visitAllocate(const Allocate* op, const Stmt& self) override {
+      if (op->buffer.get() == buf)
+        return mutate(op->body);
+      return StmtMutator::visitAllocate(op, self);
+    }
+    Stmt visitBlock(const Block* op, const Stmt& self) override {
+      Stmt base = StmtMutator::visitBlock(op, self);
+      auto* b = as<Block>(base);
+      auto allocs = b->allocs;
+      std::erase_if(allocs, [&](const BufferRef& a) { return a.get() == buf; });
+      if (allocs.size() == b->allocs.size())
+        return base;
+      return make<Block>(b->name, b->iters, b->bindings, b->reads, b->writes, b->init, b->body,
+                         allocs, b->predicate, b->annotations);
+    }
+  } r;
+  r.buf = buf;
+  return r.mutate(root);
+}
+
+std::vector<Range> substituteRegion(const std::vector<Range>& region,
+                                    const std::unordered_map<const PrimVar*, PrimExpr>& map) {
+  std::vector<Range> out;
+  for (auto& rg : region)
+    out.push_back(Range{arith::simplify(substitute(rg.min, map)),
+                        arith::simplify(substitute(rg.extent, map))});
+  return out;
+}
 
 } // namespace detail
 

@@ -6,11 +6,17 @@
 // of replaying garbage.
 #include "engine/schedule/trace.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
+#include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
 
 namespace unity::schedule {
+
+using detail::intList;
 
 namespace {
 const char* const kKinds[] = {"split",   "split_tail",     "fuse",
@@ -28,15 +34,13 @@ const char* const kComputeKinds[] = {"cache_read", "cache_write", "compute_at",
 /// so that each family of primitives adds its kinds in one place.
 const char* const kLayoutKinds[] = {"pack_layout"};
 
-[[noreturn]] void bad(size_t i, const std::string& what) {
-  throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);
+/// Whether `kind` is one of `kinds`.
+template <size_t N> bool listed(const char* const (&kinds)[N], const std::string& kind) {
+  return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds);
 }
 
-std::string intList(const std::vector<int64_t>& xs) {
-  std::string s = "[";
-  for (size_t i = 0; i < xs.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(xs[i]);
-  return s + "]";
+[[noreturn]] void bad(size_t i, const std::string& what) {
+  throw Error("schedule trace: instruction " + std::to_string(i) + ": " + what);
 }
 
 nlohmann::json valueJson(const ir::AttrValue& v) {
@@ -60,27 +64,11 @@ int64_t valueOutputs(const Instruction& in) {
 } // namespace
 
 bool isKnownInstruction(const std::string& kind) {
-  for (auto* k : kKinds)
-    if (kind == k)
-      return true;
-  for (auto* k : kTuningKinds)
-    if (kind == k)
-      return true;
-  for (auto* k : kComputeKinds)
-    if (kind == k)
-      return true;
-  for (auto* k : kLayoutKinds)
-    if (kind == k)
-      return true;
-  return isSamplingInstruction(kind);
+  return listed(kKinds, kind) || listed(kTuningKinds, kind) || listed(kComputeKinds, kind) ||
+         listed(kLayoutKinds, kind) || isSamplingInstruction(kind);
 }
 
-bool isSamplingInstruction(const std::string& kind) {
-  for (auto* k : kSamplingKinds)
-    if (kind == k)
-      return true;
-  return false;
-}
+bool isSamplingInstruction(const std::string& kind) { return listed(kSamplingKinds, kind); }
 
 std::vector<SamplingSite> Trace::samplingSites() const {
   std::vector<SamplingSite> out;
