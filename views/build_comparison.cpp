@@ -21,29 +21,6 @@ struct Comparison {
   QString report;
 };
 
-std::vector<unity::Tensor> deterministicInputs(const unity::ir::IRModule& m) {
-  std::string entry = m->contains("main") ? "main" : unity::viz::defaultGraphFunction(m);
-  auto* f = unity::ir::as<unity::ir::Function>(m->lookup(entry));
-  if (!f)
-    throw unity::Error("no graph function to run");
-  std::vector<unity::Tensor> out;
-  unsigned seed = 1;
-  for (auto& p : f->params) {
-    auto* t = unity::ir::as<unity::ir::TensorSInfo>(p->sinfo);
-    if (!t || !t->shape)
-      throw unity::Error("parameter " + p->name + " is not a tensor of known rank");
-    std::vector<int64_t> shape;
-    for (auto& d : *t->shape)
-      shape.push_back(unity::ir::asConstInt(d).value_or(1));
-    unity::Tensor x(t->dtype, shape);
-    for (int64_t i = 0; i < x.numel(); ++i)
-      x.setDouble(i, std::sin(double(i * 13 + seed)));
-    out.push_back(std::move(x));
-    ++seed;
-  }
-  return out;
-}
-
 Comparison compareWithLlvm(const unity::BuildResult& got) {
   Comparison c;
   try {
@@ -72,6 +49,29 @@ Comparison compareWithLlvm(const unity::BuildResult& got) {
 }
 
 } // namespace
+
+std::vector<unity::Tensor> deterministicInputs(const unity::ir::IRModule& m) {
+  std::string entry = m->contains("main") ? "main" : unity::viz::defaultGraphFunction(m);
+  auto* f = unity::ir::as<unity::ir::Function>(m->lookup(entry));
+  if (!f)
+    throw unity::Error("no graph function to run");
+  std::vector<unity::Tensor> out;
+  unsigned seed = 1;
+  for (auto& p : f->params) {
+    auto* t = unity::ir::as<unity::ir::TensorSInfo>(p->sinfo);
+    if (!t || !t->shape)
+      throw unity::Error("parameter " + p->name + " is not a tensor of known rank");
+    std::vector<int64_t> shape;
+    for (auto& d : *t->shape)
+      shape.push_back(unity::ir::asConstInt(d).value_or(1));
+    unity::Tensor x(t->dtype, shape);
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x.setDouble(i, std::sin(double(i * 13 + seed)));
+    out.push_back(std::move(x));
+    ++seed;
+  }
+  return out;
+}
 
 BuildComparison::BuildComparison(QObject* parent)
     : QObject(parent), job_(new BackgroundJob(this)) {}

@@ -11,6 +11,10 @@
 #include <QString>
 
 #include <memory>
+#include <vector>
+
+#include "engine/ir/module.h"
+#include "engine/support/tensor.h"
 
 namespace unity {
 struct BuildResult;
@@ -19,6 +23,13 @@ struct BuildResult;
 namespace lowerscope {
 
 class BackgroundJob;
+
+/// The inputs a comparison runs a model on (and model_latency.h times it
+/// on): one tensor per parameter of its graph function ("main", else the
+/// default one), element i of the k-th parameter (from 1) sin(13 i + k), a
+/// symbolic dimension taken as 1. Throws unity::Error when there is no graph
+/// function or a parameter is not a tensor of known rank.
+std::vector<unity::Tensor> deterministicInputs(const unity::ir::IRModule& m);
 
 class BuildComparison : public QObject {
   Q_OBJECT

@@ -17,7 +17,7 @@
 
 #include "engine/text/printer.h"
 #include "engine/viz/loop_tree.h"
-#include "engine/viz/text_diff.h"
+#include "views/aligned_diff.h"
 #include "views/loop_tree_view.h"
 #include "views/session.h"
 #include "views/theme.h"
@@ -70,14 +70,7 @@ private:
 };
 
 QPlainTextEdit* makeEditor(QWidget* parent, const QString& name) {
-  auto* e = new QPlainTextEdit(parent);
-  e->setObjectName(name);
-  e->setReadOnly(true);
-  e->setLineWrapMode(QPlainTextEdit::NoWrap);
-  QFont mono("DejaVu Sans Mono");
-  mono.setStyleHint(QFont::Monospace);
-  mono.setPointSize(9);
-  e->setFont(mono);
+  QPlainTextEdit* e = newMonoEditor(parent, name);
   new IrHighlighter(e->document());
   return e;
 }
@@ -103,24 +96,6 @@ const QRegularExpression& bindingPattern() {
 const QRegularExpression& defPattern() {
   static const QRegularExpression re(QStringLiteral("^def\\s+([A-Za-z_][\\w.]*)\\s*\\("));
   return re;
-}
-
-/// Gives lines `lines` of `doc` the background `color` (block formats: they
-/// live in the document, so a cached document keeps them for free, where
-/// extra selections would be laid out again on every switch).
-void markLines(QTextDocument* doc, const std::vector<int>& lines, const QColor& color) {
-  QTextBlockFormat format;
-  format.setBackground(color);
-  QTextCursor cursor(doc);
-  cursor.beginEditBlock();
-  for (int l : lines) {
-    QTextBlock block = doc->findBlockByNumber(l);
-    if (!block.isValid())
-      continue;
-    cursor.setPosition(block.position());
-    cursor.mergeBlockFormat(format);
-  }
-  cursor.endEditBlock();
 }
 
 } // namespace
@@ -276,31 +251,12 @@ IrDiffView::Texts IrDiffView::makeTexts(const unity::ir::IRModule& m, const std:
   }
   t.moduleBefore = session_->moduleBefore(session_->currentStep());
   std::string beforeText = printPart(t.moduleBefore, fn);
-  auto a = unity::viz::splitLines(beforeText), b = unity::viz::splitLines(afterText);
-  auto script = unity::viz::diffLines(a, b);
-  // Align: a filler line opposite each deletion/insertion.
-  QStringList left, right;
-  std::vector<int> deletedMarks, insertedMarks;
-  for (auto& d : script) {
-    using K = unity::viz::LineDiff::Kind;
-    if (d.kind == K::Equal) {
-      left << QString::fromStdString(a[d.left]);
-      right << QString::fromStdString(b[d.right]);
-    } else if (d.kind == K::Delete) {
-      deletedMarks.push_back(static_cast<int>(left.size()));
-      left << QString::fromStdString(a[d.left]);
-      right << QString();
-      ++t.deleted;
-    } else {
-      insertedMarks.push_back(static_cast<int>(right.size()));
-      left << QString();
-      right << QString::fromStdString(b[d.right]);
-      ++t.inserted;
-    }
-  }
+  const AlignedDiff diff = alignLineDiff(beforeText, afterText);
+  t.deleted = static_cast<int>(diff.deletedLines.size());
+  t.inserted = static_cast<int>(diff.insertedLines.size());
   const ThemeColors& colors = Theme::instance()->colors();
-  t.before = editorWith(true, left.join('\n'), deletedMarks, colors.deletedLine);
-  t.after = editorWith(false, right.join('\n'), insertedMarks, colors.insertedLine);
+  t.before = editorWith(true, diff.left, diff.deletedLines, colors.deletedLine);
+  t.after = editorWith(false, diff.right, diff.insertedLines, colors.insertedLine);
   t.status = tr("%1: -%2 +%3 lines")
                  .arg(session_->stepName(session_->currentStep()))
                  .arg(t.deleted)

@@ -3,43 +3,15 @@
 
 #include <QObject>
 
-#include <cmath>
 #include <exception>
 #include <vector>
 
 #include "engine/support/error.h"
 #include "engine/support/measure.h"
-#include "engine/viz/graph_model.h"
+#include "views/build_comparison.h"
 #include "views/graph_heat.h"
 
 namespace lowerscope {
-
-namespace {
-
-std::vector<unity::Tensor> inputsFor(const unity::ir::IRModule& m) {
-  const std::string entry = m->contains("main") ? "main" : unity::viz::defaultGraphFunction(m);
-  auto* f = unity::ir::as<unity::ir::Function>(m->lookup(entry));
-  if (!f)
-    throw unity::Error("no graph function to run");
-  std::vector<unity::Tensor> out;
-  int seed = 1;
-  for (auto& p : f->params) {
-    auto* t = unity::ir::as<unity::ir::TensorSInfo>(p->sinfo);
-    if (!t || !t->shape)
-      throw unity::Error("parameter " + p->name + " is not a tensor of known rank");
-    std::vector<int64_t> shape;
-    for (auto& d : *t->shape)
-      shape.push_back(unity::ir::asConstInt(d).value_or(1));
-    unity::Tensor x(t->dtype, shape);
-    for (int64_t i = 0; i < x.numel(); ++i)
-      x.setDouble(i, std::sin(double(i * 13 + seed)));
-    out.push_back(std::move(x));
-    ++seed;
-  }
-  return out;
-}
-
-} // namespace
 
 QString LatencyComparison::text() const {
   if (!error.isEmpty())
@@ -59,7 +31,7 @@ LatencyComparison compareModelLatency(const unity::BuildResult& before,
   try {
     if (!before.executable || !after.executable)
       throw unity::Error("a compile-only build (cross target) cannot be run here");
-    const auto inputs = inputsFor(before.lowered);
+    const auto inputs = deterministicInputs(before.lowered);
     unity::MeasureOptions mo;
     mo.warmup = 1;
     mo.repeats = 3;

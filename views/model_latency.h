@@ -8,7 +8,8 @@
 // since on a busy machine it moves far less than the wall time.
 //
 // The inputs are deterministic (sin of the element index), the same for
-// both builds; a symbolic dimension is taken as 1.
+// both builds; a symbolic dimension is taken as 1 (deterministicInputs,
+// build_comparison.h: the inputs Run and Compare uses).
 #include <QString>
 
 #include <atomic>

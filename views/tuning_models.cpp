@@ -153,29 +153,26 @@ QVariant TuningTaskModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant TuningTaskModel::headerData(int section, Qt::Orientation o, int role) const {
+namespace {
+/// The header of a table `model` whose columns are titled `titles`, each
+/// translated in the model's context; Qt's default off the horizontal
+/// display role (row numbers).
+template <int N>
+QVariant columnTitle(const QAbstractTableModel& model, const char* const (&titles)[N], int section,
+                     Qt::Orientation o, int role) {
   if (o != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, o, role);
-  switch (section) {
-  case Task:
-    return tr("Task");
-  case SubTarget:
-    return tr("Sub-target");
-  case Flops:
-    return tr("FLOPs");
-  case Weight:
-    return tr("Weight");
-  case GFlops:
-    return tr("Best GFLOP/s");
-  case Latency:
-    return tr("Latency");
-  case Trials:
-    return tr("Trials");
-  case Errors:
-    return tr("Errors");
-  default:
-    return {};
-  }
+    return model.QAbstractTableModel::headerData(section, o, role);
+  return section >= 0 && section < N ? QVariant(model.metaObject()->tr(titles[section], nullptr))
+                                     : QVariant();
+}
+} // namespace
+
+QVariant TuningTaskModel::headerData(int section, Qt::Orientation o, int role) const {
+  static const char* const titles[ColumnCount] = {
+      QT_TR_NOOP("Task"),   QT_TR_NOOP("Sub-target"),   QT_TR_NOOP("FLOPs"),
+      QT_TR_NOOP("Weight"), QT_TR_NOOP("Best GFLOP/s"), QT_TR_NOOP("Latency"),
+      QT_TR_NOOP("Trials"), QT_TR_NOOP("Errors")};
+  return columnTitle(*this, titles, section, o, role);
 }
 
 // ---- runs
@@ -288,28 +285,11 @@ QVariant TuningRunsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant TuningRunsModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, o, role);
-  switch (section) {
-  case Run:
-    return tr("Run");
-  case Status:
-    return tr("Status");
-  case Started:
-    return tr("Started");
-  case Duration:
-    return tr("Duration");
-  case Trials:
-    return tr("Trials");
-  case Target:
-    return tr("Target");
-  case Model:
-    return tr("Model");
-  case Config:
-    return tr("Configuration");
-  default:
-    return {};
-  }
+  static const char* const titles[ColumnCount] = {
+      QT_TR_NOOP("Run"),      QT_TR_NOOP("Status"),       QT_TR_NOOP("Started"),
+      QT_TR_NOOP("Duration"), QT_TR_NOOP("Trials"),       QT_TR_NOOP("Target"),
+      QT_TR_NOOP("Model"),    QT_TR_NOOP("Configuration")};
+  return columnTitle(*this, titles, section, o, role);
 }
 
 } // namespace lowerscope

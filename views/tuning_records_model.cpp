@@ -148,21 +148,12 @@ QVariant TuningRecordsModel::data(const QModelIndex& index, int role) const {
                                            : std::nullopt;
   const QString status = QString::fromUtf8(unity::tuner::toString(r.status));
   if (role == kSortRole) {
-    // Missing numbers sort last in ascending order.
+    // Missing numbers sort last in ascending order; a column not listed
+    // here sorts by what it shows.
     const double none = std::numeric_limits<double>::infinity();
     switch (index.column()) {
-    case Id:
-      return QVariant::fromValue<qlonglong>(r.id);
-    case Workload:
-      return workloadName(r.workloadId);
-    case Target:
-      return targetText(r.targetId);
     case Run:
       return QVariant::fromValue<qlonglong>(r.runId.value_or(0));
-    case Trial:
-      return QVariant::fromValue<qlonglong>(r.trial);
-    case Status:
-      return status;
     case Measured:
       return r.meanS.value_or(none);
     case Predicted:
@@ -171,17 +162,13 @@ QVariant TuningRecordsModel::data(const QModelIndex& index, int role) const {
       return gflops.value_or(-1.0);
     case Build:
       return r.buildS;
-    case Node:
-      return r.node;
-    case Created:
-      return r.createdAt;
     case Error:
       return r.errorMessage;
     default:
-      return {};
+      break;
     }
   }
-  if (role == Qt::DisplayRole) {
+  if (role == Qt::DisplayRole || role == kSortRole) {
     switch (index.column()) {
     case Id:
       return QVariant::fromValue<qlonglong>(r.id);

@@ -22,7 +22,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTextBlock>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -36,10 +35,10 @@
 #include "engine/target/target.h"
 #include "engine/text/printer.h"
 #include "engine/transform/default_schedule.h"
-#include "engine/viz/text_diff.h"
 #include "tuner/database.h"
 #include "tuner/space.h"
 #include "tuner/task.h"
+#include "views/aligned_diff.h"
 #include "views/background_job.h"
 #include "views/graph_heat.h"
 #include "views/theme.h"
@@ -47,33 +46,6 @@
 namespace lowerscope {
 
 namespace {
-
-QPlainTextEdit* monoEditor(QWidget* parent, const QString& name) {
-  auto* e = new QPlainTextEdit(parent);
-  e->setObjectName(name);
-  e->setReadOnly(true);
-  e->setLineWrapMode(QPlainTextEdit::NoWrap);
-  QFont mono("DejaVu Sans Mono");
-  mono.setStyleHint(QFont::Monospace);
-  mono.setPointSize(9);
-  e->setFont(mono);
-  return e;
-}
-
-void markLines(QTextDocument* doc, const std::vector<int>& lines, const QColor& color) {
-  QTextBlockFormat format;
-  format.setBackground(color);
-  QTextCursor cursor(doc);
-  cursor.beginEditBlock();
-  for (int l : lines) {
-    QTextBlock block = doc->findBlockByNumber(l);
-    if (!block.isValid())
-      continue;
-    cursor.setPosition(block.position());
-    cursor.mergeBlockFormat(format);
-  }
-  cursor.endEditBlock();
-}
 
 std::string printKernel(const unity::ir::PrimFuncRef& f) {
   return unity::text::printModule(unity::ir::makeModule({{"main", f}}));
@@ -118,7 +90,7 @@ double rankCorrelation(const std::vector<double>& x, const std::vector<double>& 
 
 TextDiffPane::TextDiffPane(QWidget* parent)
     : QWidget(parent), leftTitle_(new QLabel(this)), rightTitle_(new QLabel(this)),
-      left_(monoEditor(this, "diffLeft")), right_(monoEditor(this, "diffRight")) {
+      left_(newMonoEditor(this, "diffLeft")), right_(newMonoEditor(this, "diffRight")) {
   auto* grid = new QHBoxLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -146,33 +118,14 @@ void TextDiffPane::setTitles(const QString& left, const QString& right) {
 }
 
 int TextDiffPane::setTexts(const QString& leftText, const QString& rightText) {
-  const auto a = unity::viz::splitLines(leftText.toStdString());
-  const auto b = unity::viz::splitLines(rightText.toStdString());
-  QStringList l, r;
-  std::vector<int> dels, ins;
-  deleted_ = inserted_ = 0;
-  using K = unity::viz::LineDiff::Kind;
-  for (const auto& d : unity::viz::diffLines(a, b)) {
-    if (d.kind == K::Equal) {
-      l << QString::fromStdString(a[d.left]);
-      r << QString::fromStdString(b[d.right]);
-    } else if (d.kind == K::Delete) {
-      dels.push_back(static_cast<int>(l.size()));
-      l << QString::fromStdString(a[d.left]);
-      r << QString();
-      ++deleted_;
-    } else {
-      ins.push_back(static_cast<int>(r.size()));
-      l << QString();
-      r << QString::fromStdString(b[d.right]);
-      ++inserted_;
-    }
-  }
-  left_->setPlainText(l.join('\n'));
-  right_->setPlainText(r.join('\n'));
+  const AlignedDiff diff = alignLineDiff(leftText.toStdString(), rightText.toStdString());
+  deleted_ = static_cast<int>(diff.deletedLines.size());
+  inserted_ = static_cast<int>(diff.insertedLines.size());
+  left_->setPlainText(diff.left);
+  right_->setPlainText(diff.right);
   const ThemeColors& colors = Theme::instance()->colors();
-  markLines(left_->document(), dels, colors.deletedLine);
-  markLines(right_->document(), ins, colors.insertedLine);
+  markLines(left_->document(), diff.deletedLines, colors.deletedLine);
+  markLines(right_->document(), diff.insertedLines, colors.insertedLine);
   return deleted_ + inserted_;
 }
 
@@ -273,7 +226,7 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
       statusBox_(new QComboBox(this)), openButton_(new QPushButton(tr("Open\u2026"), this)),
       reloadButton_(new QPushButton(tr("Reload"), this)),
       applyBest_(new QPushButton(tr("Apply best"), this)), table_(new QTableView(this)),
-      tabs_(new QTabWidget(this)), recordText_(monoEditor(this, "recordText")),
+      tabs_(new QTabWidget(this)), recordText_(newMonoEditor(this, "recordText")),
       nest_(new TextDiffPane(this)), compare_(new TextDiffPane(this)),
       chartView_(new QChartView(this)), loadJob_(new BackgroundJob(this)),
       detailJob_(new BackgroundJob(this)) {

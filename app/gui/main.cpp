@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 namespace {
 
@@ -239,6 +240,25 @@ QString describe(const lowerscope::MainWindow& window) {
   return text;
 }
 
+/// Writes the screenshot of `widget` at `size` to `path` and says so on
+/// stdout with what it shows (`describe`, asked once it is written); the
+/// exit status: 1, with the cause on stderr, when it cannot be written.
+int writeAndReport(QWidget& widget, const QSize& size, const QString& path,
+                   const std::function<QString()>& describe) {
+  QString error;
+  if (!lowerscope::writeScreenshot(widget, size, path, &error)) {
+    printTo(stderr,
+            QStringLiteral("lowerscope: cannot write screenshot %1: %2\n").arg(path, error));
+    return 1;
+  }
+  printTo(stdout, QStringLiteral("lowerscope: wrote %1 (%2x%3): %4\n")
+                      .arg(path)
+                      .arg(size.width())
+                      .arg(size.height())
+                      .arg(describe()));
+  return 0;
+}
+
 /// --screenshot with --tuning-db: the Tuning panel alone (floated out of the
 /// window), at --size, once it has read the database.
 int screenshotTuningView(lowerscope::MainWindow& window, const lowerscope::GuiOptions& options) {
@@ -251,17 +271,8 @@ int screenshotTuningView(lowerscope::MainWindow& window, const lowerscope::GuiOp
     printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
     return 1;
   }
-  if (!lowerscope::writeScreenshot(*dock, size, options.screenshotPath, &error)) {
-    printTo(stderr, QStringLiteral("lowerscope: cannot write screenshot %1: %2\n")
-                        .arg(options.screenshotPath, error));
-    return 1;
-  }
-  printTo(stdout, QStringLiteral("lowerscope: wrote %1 (%2x%3): %4\n")
-                      .arg(options.screenshotPath)
-                      .arg(size.width())
-                      .arg(size.height())
-                      .arg(window.describeTuningView()));
-  return 0;
+  return writeAndReport(*dock, size, options.screenshotPath,
+                        [&] { return window.describeTuningView(); });
 }
 
 } // namespace
@@ -349,17 +360,7 @@ int main(int argc, char** argv) {
       printTo(stderr, QStringLiteral("lowerscope: %1\n").arg(error));
       return 1;
     }
-    if (!lowerscope::writeScreenshot(window, size, options.screenshotPath, &error)) {
-      printTo(stderr, QStringLiteral("lowerscope: cannot write screenshot %1: %2\n")
-                          .arg(options.screenshotPath, error));
-      return 1;
-    }
-    printTo(stdout, QStringLiteral("lowerscope: wrote %1 (%2x%3): %4\n")
-                        .arg(options.screenshotPath)
-                        .arg(size.width())
-                        .arg(size.height())
-                        .arg(describe(window)));
-    return 0;
+    return writeAndReport(window, size, options.screenshotPath, [&] { return describe(window); });
   }
 
   if (options.size.isValid())

@@ -77,9 +77,9 @@ void MainWindow::showOpenTuningDatabaseDialog() {
   const QString start = lastTuningDatabase_.isEmpty()
                             ? TuningLaunchDialog::defaultDatabasePath(currentFile_)
                             : lastTuningDatabase_;
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Tuning Database"), QFileInfo(start).path(),
-      tr("Tuning databases (*.db *.sqlite *.sqlite3);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open Tuning Database"), QFileInfo(start).path(),
+                                   tr("Tuning databases (*.db *.sqlite *.sqlite3);;All files (*)"));
   if (path.isEmpty())
     return;
   // One database, both views: its runs in the Tuning panel, its records in

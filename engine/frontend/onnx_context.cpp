@@ -42,6 +42,16 @@ PrimExpr foldMul(const PrimExpr& a, const PrimExpr& b) {
   return a * b;
 }
 
+bool sameDim(const PrimExpr& a, const PrimExpr& b) {
+  if (sameNode(a, b))
+    return true;
+  auto ca = asConstInt(a), cb = asConstInt(b);
+  if (ca || cb)
+    return ca && cb && *ca == *cb;
+  auto d = asConstInt(arith::simplify(a - b));
+  return d && *d == 0;
+}
+
 int normAxis(const NodeContext& ctx, int64_t axis, int rank) {
   if (axis < -rank || axis >= std::max(rank, 1))
     ctx.unsupported("axis " + std::to_string(axis) + " is out of range for rank " +

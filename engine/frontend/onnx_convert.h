@@ -285,6 +285,11 @@ Tensor tensorFromProto(const onnx::TensorProto& tp, const std::string& modelDir,
 
 // ---- small helpers shared by the converter files ----
 ir::PrimExpr foldMul(const ir::PrimExpr& a, const ir::PrimExpr& b);
+/// Whether two dims are known to be equal: the same expression, equal
+/// constants, or two symbolic ones whose difference simplifies to 0 (a
+/// constant and a symbolic dim never are). For joining the shapes that
+/// control flow and sequences bring together.
+bool sameDim(const ir::PrimExpr& a, const ir::PrimExpr& b);
 int normAxis(const NodeContext& ctx, int64_t axis, int rank);
 Tensor int64Tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape);
 /// Element i of an integer/bool tensor, exactly (floats are truncated).

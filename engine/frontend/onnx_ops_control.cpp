@@ -29,7 +29,6 @@
 #include <unordered_set>
 
 #include "engine/frontend/onnx_convert.h"
-#include "engine/ir/arith.h"
 #include "engine/ir/functor.h"
 #include "engine/op/sinfo_util.h"
 #include "engine/support/error.h"
@@ -100,16 +99,6 @@ Expr makeSeq(const std::vector<Binding>& bindings, const Expr& body) {
 }
 
 namespace {
-
-bool sameDim(const PrimExpr& a, const PrimExpr& b) {
-  if (sameNode(a, b))
-    return true;
-  auto ca = asConstInt(a), cb = asConstInt(b);
-  if (ca || cb)
-    return ca && cb && *ca == *cb;
-  auto d = asConstInt(arith::simplify(a - b));
-  return d && *d == 0;
-}
 
 bool usesOnly(const PrimExpr& e, const std::unordered_set<const PrimVar*>& known) {
   bool ok = true;

@@ -15,7 +15,6 @@
 // are bound at each call).
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
-#include "engine/ir/arith.h"
 #include "engine/support/error.h"
 
 namespace unity::frontend::detail {
@@ -23,16 +22,6 @@ namespace unity::frontend::detail {
 using namespace ir;
 
 namespace {
-
-bool sameDim(const PrimExpr& a, const PrimExpr& b) {
-  if (sameNode(a, b))
-    return true;
-  auto ca = asConstInt(a), cb = asConstInt(b);
-  if (ca || cb)
-    return ca && cb && *ca == *cb;
-  auto d = asConstInt(arith::simplify(a - b));
-  return d && *d == 0;
-}
 
 ElemType joinElem(const ElemType& a, const ElemType& b) {
   ElemType out;
