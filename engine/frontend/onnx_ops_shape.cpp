@@ -255,6 +255,11 @@ void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
 void convertRunTimeSlice(NodeContext& c) {
   int rank = c.rank(0);
   auto shape = c.shape(0);
+  if (rank == 0)
+    c.unsupported("the input is a scalar (rank 0); Slice needs rank 1 or more");
+  if (static_cast<int>(shape.size()) != rank)
+    c.unsupported("the input's dims are unknown (rank " + std::to_string(rank) +
+                  " without a shape); a Slice with bounds read at run time needs them");
   auto lengthOf = [&](int i) -> int64_t {
     auto* t = as<TensorSInfo>(c.value(i).sinfo);
     std::optional<int64_t> n;

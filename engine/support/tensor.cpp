@@ -1,6 +1,8 @@
 #include "engine/support/tensor.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "engine/support/error.h"
 
@@ -67,6 +69,25 @@ double Tensor::getDouble(int64_t i) const {
 
 template <class T> static void put(void* p, int64_t i, T v) { static_cast<T*>(p)[i] = v; }
 
+/// v as the integer type T without undefined behaviour: truncated toward
+/// zero, then wrapped modulo 2^bits (as numpy's astype and ONNX Runtime's
+/// Cast do for in-range doubles: -1.5 -> uint16 65535); NaN gives 0 and
+/// values beyond the 64-bit range saturate. A plain static_cast of an
+/// out-of-range double is undefined behaviour (found by onnx_import_fuzz:
+/// a constant-folded Cast of -1.5 to uint16).
+template <class T> static T toIntegral(double v) {
+  if (std::isnan(v))
+    return T(0);
+  if (v >= 0) {
+    if (v >= 18446744073709551616.0) // 2^64
+      return std::numeric_limits<T>::max();
+    return static_cast<T>(static_cast<uint64_t>(v));
+  }
+  if (v < -9223372036854775808.0) // -2^63
+    return std::numeric_limits<T>::min();
+  return static_cast<T>(static_cast<int64_t>(v));
+}
+
 void Tensor::setDouble(int64_t i, double v) {
   void* p = mutableData();
   using C = DataType::Code;
@@ -80,25 +101,25 @@ void Tensor::setDouble(int64_t i, double v) {
   case C::Int:
     switch (dtype_.bits) {
     case 8:
-      return put<int8_t>(p, i, static_cast<int8_t>(v));
+      return put<int8_t>(p, i, toIntegral<int8_t>(v));
     case 16:
-      return put<int16_t>(p, i, static_cast<int16_t>(v));
+      return put<int16_t>(p, i, toIntegral<int16_t>(v));
     case 32:
-      return put<int32_t>(p, i, static_cast<int32_t>(v));
+      return put<int32_t>(p, i, toIntegral<int32_t>(v));
     case 64:
-      return put<int64_t>(p, i, static_cast<int64_t>(v));
+      return put<int64_t>(p, i, toIntegral<int64_t>(v));
     }
     break;
   case C::UInt:
     switch (dtype_.bits) {
     case 8:
-      return put<uint8_t>(p, i, static_cast<uint8_t>(v));
+      return put<uint8_t>(p, i, toIntegral<uint8_t>(v));
     case 16:
-      return put<uint16_t>(p, i, static_cast<uint16_t>(v));
+      return put<uint16_t>(p, i, toIntegral<uint16_t>(v));
     case 32:
-      return put<uint32_t>(p, i, static_cast<uint32_t>(v));
+      return put<uint32_t>(p, i, toIntegral<uint32_t>(v));
     case 64:
-      return put<uint64_t>(p, i, static_cast<uint64_t>(v));
+      return put<uint64_t>(p, i, toIntegral<uint64_t>(v));
     }
     break;
   case C::Bool:
