@@ -73,6 +73,13 @@ void reshapeToRuntimeTarget(NodeContext& c, bool allowZero) {
     c.needConstant(1, "Reshape's shape (a 1-D integer tensor of static length when computed at "
                       "run time)");
   int64_t k = *asConstInt((*ts->shape)[0]);
+  // The target's length is the output's rank: one fresh shape variable
+  // each. A declared length in the millions (a corrupt model) would loop
+  // and allocate that many before any check (found by onnx_import_fuzz).
+  constexpr int64_t kMaxTargetRank = 64;
+  if (k < 0 || k > kMaxTargetRank)
+    c.unsupported("a shape tensor of length " + std::to_string(k) +
+                  " (the output's rank) is outside 0.." + std::to_string(kMaxTargetRank));
   DataType i64 = DataType::Int64();
   Expr t = tv.expr;
   if (!(ts->dtype == i64))
