@@ -776,7 +776,11 @@ void convertRange(NodeContext& c) {
   auto start = c.symInts(0), limit = c.symInts(1);
   const Tensor* deltaT = c.constant(2);
   std::optional<int64_t> d;
-  if (deltaT && deltaT->numel() == 1 && deltaT->getDouble(0) == std::floor(deltaT->getDouble(0)))
+  // An integral delta within +-2^62 (converting a larger double to int64
+  // is undefined behaviour, found by onnx_import_fuzz); others go the
+  // floating-point way below.
+  if (deltaT && deltaT->numel() == 1 && deltaT->getDouble(0) == std::floor(deltaT->getDouble(0)) &&
+      std::fabs(deltaT->getDouble(0)) < 4611686018427387904.0)
     d = static_cast<int64_t>(deltaT->getDouble(0));
   if (d && *d == 0)
     c.unsupported("Range with delta 0");
