@@ -13,7 +13,9 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
 #include "engine/op/op.h"
+#include "engine/op/shape_arith.h"
 #include "engine/support/error.h"
 
 namespace unity::frontend::detail {
@@ -365,18 +367,196 @@ Value NodeContext::bind(Expr value, StructInfo sinfo) {
   return Value{v, sinfo, std::nullopt, std::nullopt};
 }
 
+namespace {
+
+/// How much is known of a dimension: a constant beats any expression, then
+/// the expression with fewer nodes (a bare variable before a derived one).
+size_t dimCost(const PrimExpr& d) {
+  if (asConstInt(d))
+    return 0;
+  size_t n = 0;
+  walkPrimExpr(d, [&](const PrimExpr&) { ++n; });
+  return n;
+}
+
+/// Two dimensions that may or may not be equal (neither provably equal nor
+/// provably different, neither provably 1).
+bool undecided(const PrimExpr& a, const PrimExpr& b, bool broadcast) {
+  if (broadcast && (isConstInt(a, 1) || isConstInt(b, 1)))
+    return false;
+  return !op::arith::provablyEqual(a, b) && !op::arith::provablyDifferent(a, b);
+}
+
+} // namespace
+
+/// The symbolic equalities an exporter takes for granted. A real model adds
+/// an upsampled coarse map (2 * ceil(ceil(H / 2) / 2)...) to a skip
+/// connection (ceil(H / 2)...), or multiplies a run-time reshaped tensor by
+/// a weight of 120 channels: equal whenever the model is used as meant,
+/// but not provably. As ONNX Runtime does, assume them and check at run
+/// time: the operand whose dimension is less known is match_cast to carry
+/// the better-known one, and a run in which they differ stops there with an
+/// error naming the dimension. Dimensions that provably differ, and
+/// broadcasting a dimension that is 1 only at run time, stay refused / an
+/// error. Returns false when nothing was changed.
+bool NodeContext::reconcileDims(const std::string& name, std::vector<Expr>& args,
+                                const Attrs& attrs) {
+  const op::OpInfo* info = op::findOp(name);
+  if (!info)
+    return false;
+  bool matmul = name == "matmul", concat = name == "concat";
+  bool conv = name == "nn.conv1d" || name == "nn.conv2d" || name == "nn.conv3d";
+  bool squeeze = name == "squeeze" && attrs.has("axis");
+  bool broadcast =
+      info->pattern == op::OpPattern::Broadcast || info->pattern == op::OpPattern::ElemWise;
+  if (!matmul && !concat && !conv && !squeeze && !broadcast)
+    return false;
+  // The tensors involved: each operand, or each field of concat's tuple.
+  std::vector<Expr> slots;
+  if (concat) {
+    auto* t = args.empty() ? nullptr : as<Tuple>(args[0]);
+    if (!t)
+      return false;
+    slots = t->fields;
+  } else {
+    slots = args;
+  }
+  std::vector<std::vector<PrimExpr>> shapes(slots.size());
+  std::vector<bool> known(slots.size(), false);
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (auto* t = as<TensorSInfo>(slots[i]->sinfo); t && t->shape) {
+      shapes[i] = *t->shape;
+      known[i] = true;
+    }
+  struct Dim {
+    size_t slot;
+    size_t pos;
+  };
+  std::vector<std::vector<Dim>> groups; // dims that must be equal (or 1, broadcasting)
+  std::vector<bool> exact;              // per group: 1 does not broadcast
+  // `tail` trailing dims of each operand are outside the broadcast.
+  auto rightAligned = [&](size_t n, size_t tail) {
+    size_t maxRank = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (known[i])
+        maxRank = std::max(maxRank, shapes[i].size() - std::min(shapes[i].size(), tail));
+    for (size_t k = 0; k < maxRank; ++k) {
+      std::vector<Dim> g;
+      for (size_t i = 0; i < n; ++i)
+        if (known[i] && shapes[i].size() >= std::min(shapes[i].size(), tail) + k + 1)
+          g.push_back({i, shapes[i].size() - std::min(shapes[i].size(), tail) - 1 - k});
+      groups.push_back(std::move(g));
+      exact.push_back(false);
+    }
+  };
+  // A dimension of a constant operand that another must equal times `mul`.
+  PrimExpr convTarget;
+  if (matmul) {
+    if (slots.size() < 2 || !known[0] || !known[1] || shapes[0].empty() || shapes[1].empty())
+      return false;
+    groups.push_back(
+        {{0, shapes[0].size() - 1}, {1, shapes[1].size() == 1 ? 0 : shapes[1].size() - 2}});
+    exact.push_back(true);
+    rightAligned(2, 2);
+  } else if (concat) {
+    int64_t axis = attrs.getInt("axis", 0);
+    size_t rank = 0;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!known[i])
+        return false;
+      if (i > 0 && shapes[i].size() != rank)
+        return false;
+      rank = shapes[i].size();
+    }
+    if (axis < 0)
+      axis += static_cast<int64_t>(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (static_cast<int64_t>(d) == axis)
+        continue;
+      std::vector<Dim> g;
+      for (size_t i = 0; i < slots.size(); ++i)
+        g.push_back({i, d});
+      groups.push_back(std::move(g));
+      exact.push_back(true);
+    }
+  } else if (conv) {
+    if (slots.size() < 2 || !known[0] || !known[1] || shapes[0].size() < 2 || shapes[1].size() < 2)
+      return false;
+    convTarget = op::arith::simplify(shapes[1][1] * intImm(attrs.getInt("groups", 1)));
+  } else if (!squeeze) {
+    rightAligned(slots.size(), 0);
+  }
+  std::vector<bool> changed(slots.size(), false);
+  auto assume = [&](PrimExpr& e, const PrimExpr& target, size_t slot, bool broadcast) {
+    if (!undecided(e, target, broadcast))
+      return;
+    e = target;
+    changed[slot] = true;
+  };
+  if (conv)
+    assume(shapes[0][1], convTarget, 0, false);
+  if (squeeze && !slots.empty() && known[0]) {
+    auto rank = static_cast<int64_t>(shapes[0].size());
+    for (int64_t a : attrs.getInts("axis"))
+      if (a >= -rank && a < rank)
+        assume(shapes[0][static_cast<size_t>(a < 0 ? a + rank : a)], intImm(1), 0, false);
+  }
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    // The best-known dimension of the group (that is not 1, broadcasting).
+    std::optional<PrimExpr> best;
+    for (auto& d : groups[gi]) {
+      const PrimExpr& e = shapes[d.slot][d.pos];
+      if ((exact[gi] || !isConstInt(e, 1)) && (!best || dimCost(e) < dimCost(*best)))
+        best = e;
+    }
+    if (best)
+      for (auto& d : groups[gi])
+        assume(shapes[d.slot][d.pos], *best, d.slot, !exact[gi]);
+  }
+  bool any = false;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!changed[i])
+      continue;
+    if (as<Constant>(slots[i]))
+      return false; // a constant's dims are constants: nothing to assume
+    auto* t = as<TensorSInfo>(slots[i]->sinfo);
+    Value v{slots[i], slots[i]->sinfo, std::nullopt, std::nullopt};
+    slots[i] = matchCast(v, tensorSInfo(t->dtype, shapes[i])).expr;
+    any = true;
+  }
+  if (!any)
+    return false;
+  if (concat) {
+    std::vector<StructInfo> infos;
+    for (auto& f : slots)
+      infos.push_back(f->sinfo);
+    args[0] = make<Tuple>(slots, tupleSInfo(infos));
+  } else {
+    args = slots;
+  }
+  return true;
+}
+
 Value NodeContext::op(const std::string& name, std::vector<Expr> args, Attrs attrs) {
-  Expr c = op::callOp(name, std::move(args), std::move(attrs));
-  auto* call = as<Call>(c);
   Span span;
   span.origins = {origin()};
-  StructInfo sinfo;
-  try {
-    sinfo = op::deduceStructInfo(*call, span);
-  } catch (const Error& e) {
-    unsupported(e.message());
+  // Squeezing a dimension that is 1 only at run time (a Slice [0:1] of a
+  // symbolic length): deduction accepts it, the kernel needs it static.
+  if (name == "squeeze")
+    reconcileDims(name, args, attrs);
+  for (int attempt = 0;; ++attempt) {
+    Expr c = op::callOp(name, args, attrs);
+    auto* call = as<Call>(c);
+    StructInfo sinfo;
+    try {
+      sinfo = op::deduceStructInfo(*call, span);
+    } catch (const Error& e) {
+      if (attempt == 0 && reconcileDims(name, args, attrs))
+        continue;
+      unsupported(e.message());
+    }
+    return bind(make<Call>(call->op, call->args, call->attrs, call->sinfoArgs, sinfo), sinfo);
   }
-  return bind(make<Call>(call->op, call->args, call->attrs, call->sinfoArgs, sinfo), sinfo);
 }
 
 Value NodeContext::tupleItem(const Value& tuple, int index) {

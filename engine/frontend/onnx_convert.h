@@ -171,6 +171,11 @@ public:
   // ---- emitting ----
   /// Binds a call of operator `op` (struct info deduced now) and returns it.
   Value op(const std::string& op, std::vector<ir::Expr> args, ir::Attrs attrs = {});
+  /// For an op whose operands' dims must agree (elementwise / broadcast,
+  /// matmul, concat, conv's channels) and may but are not provably equal:
+  /// match_casts operands to agree (checked at run time). True when an
+  /// operand was replaced.
+  bool reconcileDims(const std::string& op, std::vector<ir::Expr>& args, const ir::Attrs& attrs);
   /// Binds any expression with known struct info.
   Value bind(ir::Expr value, ir::StructInfo sinfo);
   Value tupleItem(const Value& tuple, int index);

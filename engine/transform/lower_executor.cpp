@@ -61,6 +61,21 @@ public:
       for (auto* v : uses)
         lastUse[v] = i;
     }
+    // A value bound by anything but a kernel (match_cast, an alias, a tuple,
+    // a builtin that may return a view) may share the storage of the vars
+    // it uses: their slots live as long as it does. Backwards, so a chain
+    // of aliases reaches its source.
+    for (size_t i = bindings.size(); i-- > 0;) {
+      if (asCallTIR(bindings[i]->value))
+        continue;
+      auto lu = lastUse.find(bindings[i]->var.get());
+      if (lu == lastUse.end())
+        continue;
+      std::unordered_set<const VarNode*> uses;
+      usedVars(bindings[i]->value, uses);
+      for (auto* v : uses)
+        lastUse[v] = std::max(lastUse[v], lu->second);
+    }
     std::unordered_set<const VarNode*> escaping;
     usedVars(seq->body, escaping);
     // Aliases and tuples of escaping values escape too (walk backwards).

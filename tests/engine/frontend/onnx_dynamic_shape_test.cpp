@@ -557,4 +557,4 @@ TEST_P(DynamicOnnxModel, BuildsOnceAndMatchesOnnxRuntimeAtEverySize) {
 
 INSTANTIATE_TEST_SUITE_P(Models, DynamicOnnxModel,
                          ::testing::Values("classifier_flatten", "detector_fpn", "recognizer_seq",
-                                           "recurrent_if"));
+                                           "ppocr_cls", "recurrent_if"));
