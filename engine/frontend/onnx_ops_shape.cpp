@@ -9,6 +9,10 @@
 // Shape/Size of static shapes are folded to constants; with symbolic dims
 // they give symbolic shape values (Value::sym), which Reshape, Expand, Tile,
 // ConstantOfShape and Range read as expressions over the shape variables.
+// Squeeze/Unsqueeze/Reduce* axes may also be read at run time (a 1-D tensor
+// of static length: the output's rank is known, which dims are affected is
+// not): the output dims are computed by graph operators and bound to fresh
+// shape variables, the axes checked at run time.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -416,8 +420,167 @@ std::vector<int64_t> axesOf(NodeContext& c, int sinceOpset, const char* what) {
   return c.has(1) ? c.constInts(1, what) : std::vector<int64_t>{};
 }
 
+/// Whether input 1 holds axes read at run time (from opset `sinceOpset`,
+/// given and not known at import time). Their number is then the static
+/// length of the 1-D tensor (returned); anything else needs a constant.
+std::optional<int64_t> runtimeAxesCount(NodeContext& c, int sinceOpset, const std::string& what) {
+  if (c.opset < sinceOpset || !c.has(1) || c.constant(1))
+    return std::nullopt;
+  auto* ts = as<TensorSInfo>(c.value(1).sinfo);
+  std::optional<int64_t> len;
+  if (ts && ts->ndim == 1 && ts->shape && ts->dtype.isIntegral())
+    len = asConstInt((*ts->shape)[0]);
+  if (!len)
+    c.needConstant(1, what + " (a 1-D integer tensor of static length when read at run time)");
+  return len;
+}
+
+/// Axes read at run time, indexing `positions` places (the rank they
+/// refer to): per place, whether an axis names it (`member`, 0/1) and how
+/// many axes name an earlier place (`before`), both [positions] int64; and
+/// `valid` (a 0-d bool): every axis lies in [-positions, positions) and no
+/// two name the same place. Graph operators, so they compile into kernels.
+struct RuntimeAxes {
+  Expr member, before, valid;
+};
+
+Expr asInt64(NodeContext& c, const Expr& e) {
+  return c.op("astype", {e}, {{"dtype", DataType::Int64()}}).expr;
+}
+
+Value sumLast(NodeContext& c, const Expr& e) {
+  return c.op("sum", {e}, {{"axis", std::vector<int64_t>{-1}}, {"keepdims", false}});
+}
+
+Expr column(NodeContext& c, const Expr& e) {
+  return c.op("expand_dims", {e}, {{"axis", std::vector<int64_t>{1}}}).expr;
+}
+
+RuntimeAxes runtimeAxes(NodeContext& c, int64_t positions) {
+  DataType i64 = DataType::Int64();
+  auto k = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  Expr a = c.expr(1);
+  if (!(c.dtype(1) == i64))
+    a = asInt64(c, a);
+  Value negative = c.op("less", {a, k(0)});
+  Value wrapped = c.op("add", {a, k(double(positions))});
+  Expr na = c.op("where", {negative.expr, wrapped.expr, a}).expr; // [m]
+  Value lo = c.op("greater_equal", {na, k(0)});
+  Value hi = c.op("less", {na, k(double(positions))});
+  Value inRange = c.op("logical_and", {lo.expr, hi.expr});
+  Value same = c.op("equal", {column(c, na), na}); // [m, m]
+  Value once = c.op("equal", {sumLast(c, asInt64(c, same.expr)).expr, k(1)});
+  Value ok = c.op("logical_and", {inRange.expr, once.expr});
+  Value all = c.op("min", {asInt64(c, ok.expr)}, {{"keepdims", false}});
+  RuntimeAxes r;
+  r.valid = c.op("equal", {all.expr, k(1)}).expr;
+  Expr place = column(c, iota(c, intImm(positions)).expr); // [positions, 1]
+  r.member = sumLast(c, asInt64(c, c.op("equal", {place, na}).expr)).expr;
+  r.before = sumLast(c, asInt64(c, c.op("less", {na, place}).expr)).expr;
+  return r;
+}
+
+/// out[j] = sum over i of dims[i] where rowKey[j] == colKey[i]: picks
+/// dims by computed indices (a one-hot product; the tensors are a rank long).
+Value pickDims(NodeContext& c, const Expr& rowKey, const Expr& colKey,
+               const std::vector<PrimExpr>& dims) {
+  Value d = c.op("shape_to_tensor", {shapeExpr(dims)});
+  Value hit = c.op("equal", {column(c, rowKey), colKey});
+  Value picked = c.op("multiply", {asInt64(c, hit.expr), d.expr});
+  return sumLast(c, picked.expr);
+}
+
+/// For a removal of the places an axis names (Squeeze, Reduce without
+/// keepdims): the remaining dims, [rank - count] int64.
+Value keptDims(NodeContext& c, const RuntimeAxes& ax, const std::vector<PrimExpr>& dims,
+               int64_t count) {
+  DataType i64 = DataType::Int64();
+  int64_t rank = static_cast<int64_t>(dims.size());
+  Value removed = c.op("greater", {ax.member, NodeContext::scalar(0, i64).expr});
+  Value place = iota(c, intImm(rank));
+  Value shifted = c.op("subtract", {place.expr, ax.before});
+  // Place i goes to output position i - before[i] unless it is removed.
+  Value target = c.op("where", {removed.expr, NodeContext::scalar(-1, i64).expr, shifted.expr});
+  return pickDims(c, iota(c, intImm(rank - count)).expr, target.expr, dims);
+}
+
+/// The dims of `shape` where `valid` holds, else -1 everywhere (the run-time
+/// check: tensor_to_shape reports `error`), as fresh shape variables.
+std::vector<PrimExpr> checkedRuntimeDims(NodeContext& c, const Expr& valid, const Expr& shape,
+                                         const std::string& hint, const std::string& error) {
+  Value checked = c.op("where", {valid, shape, NodeContext::scalar(-1, DataType::Int64()).expr});
+  return c.runtimeShape(checked, hint, {}, error);
+}
+
+/// The run-time error of invalid axes: `op`'s axes must be distinct, lie in
+/// [-positions, positions - 1] and meet `more` (if given).
+std::string axesRule(NodeContext& c, const std::string& op, int64_t positions,
+                     const std::string& more = {}) {
+  std::string range = "[" + std::to_string(-positions) + ", " + std::to_string(positions - 1) + "]";
+  return op + "'s axes (input '" + c.node.input(1) + "'), read at run time, must be distinct" +
+         (more.empty() ? " and lie in " + range : ", lie in " + range + " and " + more);
+}
+
+/// Squeeze with axes read at run time: the output's rank is the input's
+/// minus their number; which dims go is decided at run time (fresh shape
+/// variables and a reshape).
+void squeezeRuntimeAxes(NodeContext& c, int64_t count) {
+  auto dims = c.shape(0);
+  int64_t rank = static_cast<int64_t>(dims.size());
+  if (count > rank)
+    c.unsupported(std::to_string(count) + " axes for an input of rank " + std::to_string(rank));
+  DataType i64 = DataType::Int64();
+  auto k = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  RuntimeAxes ax = runtimeAxes(c, rank);
+  // Every dim an axis names must be 1.
+  Value d = c.op("shape_to_tensor", {shapeExpr(dims)});
+  Value named = c.op("greater", {ax.member, k(0)});
+  Value notOne = c.op("not_equal", {d.expr, k(1)});
+  Value bad = c.op("logical_and", {named.expr, notOne.expr});
+  Value anyBad = c.op("max", {asInt64(c, bad.expr)}, {{"keepdims", false}});
+  Value noBad = c.op("equal", {anyBad.expr, k(0)});
+  Value valid = c.op("logical_and", {ax.valid, noBad.expr});
+  std::string error = axesRule(c, "Squeeze", rank, "name dimensions of extent 1");
+  std::string hint = c.node.output(0);
+  if (count == rank) { // a scalar: check through a one-element shape first
+    Value one = c.op("reshape", {k(1), shapeExpr({intImm(1)})});
+    auto v = checkedRuntimeDims(c, valid.expr, one.expr, hint, error);
+    Value flat = c.op("reshape", {c.expr(0), shapeExpr(v)});
+    c.output(0, c.op("reshape", {flat.expr, shapeExpr({})}));
+    return;
+  }
+  Value kept = keptDims(c, ax, dims, count);
+  auto out = checkedRuntimeDims(c, valid.expr, kept.expr, hint, error);
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr(out)}));
+}
+
+/// Unsqueeze with axes read at run time: rank + count output dims, 1 where
+/// an axis names the place and the input's dims in order elsewhere.
+void unsqueezeRuntimeAxes(NodeContext& c, int64_t count) {
+  auto dims = c.shape(0);
+  int64_t rank = static_cast<int64_t>(dims.size()), outRank = rank + count;
+  DataType i64 = DataType::Int64();
+  RuntimeAxes ax = runtimeAxes(c, outRank);
+  Expr out = ax.member; // 1 at the new places
+  if (rank > 0) {
+    // Output place j, when not new, holds input dim j - before[j].
+    Value isNew = c.op("greater", {ax.member, NodeContext::scalar(0, i64).expr});
+    Value place = iota(c, intImm(outRank));
+    Value source = c.op("subtract", {place.expr, ax.before});
+    Value key = c.op("where", {isNew.expr, NodeContext::scalar(-1, i64).expr, source.expr});
+    Value old = pickDims(c, key.expr, iota(c, intImm(rank)).expr, dims);
+    out = c.op("add", {out, old.expr}).expr;
+  }
+  auto shape =
+      checkedRuntimeDims(c, ax.valid, out, c.node.output(0), axesRule(c, "Unsqueeze", outRank));
+  c.output(0, c.op("reshape", {c.expr(0), shapeExpr(shape)}));
+}
+
 void convertSqueeze(NodeContext& c) {
-  auto axes = axesOf(c, 13, "Squeeze's axes");
+  auto n = runtimeAxesCount(c, 13, "Squeeze's axes");
+  if (n && *n > 0)
+    return squeezeRuntimeAxes(c, *n);
+  auto axes = n ? std::vector<int64_t>{} : axesOf(c, 13, "Squeeze's axes");
   if (axes.empty()) {
     c.staticShape(0, "Squeeze without axes");
     c.output(0, c.op("squeeze", {c.expr(0)}));
@@ -427,7 +590,10 @@ void convertSqueeze(NodeContext& c) {
 }
 
 void convertUnsqueeze(NodeContext& c) {
-  auto axes = axesOf(c, 13, "Unsqueeze's axes");
+  auto n = runtimeAxesCount(c, 13, "Unsqueeze's axes");
+  if (n && *n > 0)
+    return unsqueezeRuntimeAxes(c, *n);
+  auto axes = n ? std::vector<int64_t>{} : axesOf(c, 13, "Unsqueeze's axes");
   if (axes.empty())
     c.unsupported("Unsqueeze without axes");
   c.output(0, c.op("expand_dims", {c.expr(0)}, {{"axis", axes}}));
@@ -593,16 +759,81 @@ void convertWindow(NodeContext& c, double a0, double a1, double a2) {
   c.output(0, NodeContext::constant(std::move(w)));
 }
 
+/// The Reduce* reduction of x by the direct operator or a composition
+/// (L1, L2, LogSum...) with `attrs` (axis, keepdims).
+Value reduceBy(NodeContext& c, const std::string& kind, const Expr& x, const Attrs& attrs) {
+  static const std::map<std::string, std::string> direct = {
+      {"Sum", "sum"}, {"Mean", "mean"}, {"Max", "max"}, {"Min", "min"}, {"Prod", "prod"}};
+  if (auto it = direct.find(kind); it != direct.end())
+    return c.op(it->second, {x}, attrs);
+  if (kind == "SumSquare")
+    return c.op("sum", {c.op("multiply", {x, x}).expr}, attrs);
+  if (kind == "L1")
+    return c.op("sum", {c.op("abs", {x}).expr}, attrs);
+  if (kind == "L2") {
+    Value s = c.op("sum", {c.op("multiply", {x, x}).expr}, attrs);
+    return c.op("sqrt", {s.expr});
+  }
+  if (kind == "LogSum")
+    return c.op("log", {c.op("sum", {x}, attrs).expr});
+  if (kind == "LogSumExp")
+    return c.op("log", {c.op("sum", {c.op("exp", {x}).expr}, attrs).expr});
+  c.unsupported("unknown reduction Reduce" + kind);
+}
+
+/// Reduce* with axes read at run time. With the kept dims o_d (1 where
+/// reduced, else n_d: fresh shape variables) the reduced extent along d is
+/// e_d = n_d - o_d + 1 (n_d where reduced, else 1), so x viewed as
+/// (o_0, e_0, o_1, e_1, ...) -- the same elements in the same order --
+/// reduced over every e_d gives the keepdims result for any axes; without
+/// keepdims a reshape to the remaining dims follows.
+void reduceRuntimeAxes(NodeContext& c, const std::string& kind, int64_t count, bool keep) {
+  auto dims = c.shape(0);
+  int64_t rank = static_cast<int64_t>(dims.size());
+  if (count > rank)
+    c.unsupported(std::to_string(count) + " axes for an input of rank " + std::to_string(rank));
+  DataType i64 = DataType::Int64();
+  RuntimeAxes ax = runtimeAxes(c, rank);
+  Value named = c.op("greater", {ax.member, NodeContext::scalar(0, i64).expr});
+  Value d = c.op("shape_to_tensor", {shapeExpr(dims)});
+  Value kept = c.op("where", {named.expr, NodeContext::scalar(1, i64).expr, d.expr});
+  std::string hint = c.node.output(0);
+  auto o = checkedRuntimeDims(c, ax.valid, kept.expr, hint + "_kept",
+                              axesRule(c, "Reduce" + kind, rank));
+  std::vector<PrimExpr> split;
+  std::vector<int64_t> inner;
+  for (int64_t i = 0; i < rank; ++i) {
+    split.push_back(o[i]);
+    split.push_back(simplifyDims(dims[i] - o[i] + intImm(1)));
+    inner.push_back(2 * i + 1);
+  }
+  Value view = c.op("reshape", {c.expr(0), shapeExpr(split)});
+  Value y = reduceBy(c, kind, view.expr, Attrs{{"axis", inner}, {"keepdims", false}});
+  if (keep) {
+    c.output(0, y);
+    return;
+  }
+  std::vector<PrimExpr> out;
+  if (count < rank)
+    out = c.runtimeShape(keptDims(c, ax, dims, count), hint);
+  c.output(0, c.op("reshape", {y.expr, shapeExpr(out)}));
+}
+
 /// Reduce* with composition for the L1/L2/LogSum/... forms.
 void convertReduce(NodeContext& c, const std::string& kind) {
   int rank = c.rank(0);
-  // ReduceSum takes axes as an input from opset 13 (the others from 18).
-  std::vector<int64_t> axes;
-  if (kind == "Sum" && c.opset >= 13)
-    axes = c.has(1) ? c.constInts(1, "ReduceSum's axes") : std::vector<int64_t>{};
-  else
-    axes = c.attrInts("axes");
   bool keep = c.attrInt("keepdims", 1) != 0;
+  // ReduceSum takes axes as an input from opset 13, the others from 18.
+  int since = kind == "Sum" ? 13 : 18;
+  std::string what = "Reduce" + kind + "'s axes";
+  std::vector<int64_t> axes;
+  auto n = runtimeAxesCount(c, since, what);
+  if (n && *n > 0)
+    return reduceRuntimeAxes(c, kind, *n, keep);
+  if (c.opset < since)
+    axes = c.attrInts("axes");
+  else if (!n && c.has(1)) // (an empty run-time axes tensor is no axes)
+    axes = c.constInts(1, what.c_str());
   if (axes.empty() && c.attrInt("noop_with_empty_axes", 0)) {
     c.output(0, c.in(0));
     return;
@@ -612,23 +843,7 @@ void convertReduce(NodeContext& c, const std::string& kind) {
   Attrs attrs{{"keepdims", keep}};
   if (!axes.empty())
     attrs.set("axis", axes);
-  Expr x = c.expr(0);
-  static const std::map<std::string, std::string> direct = {
-      {"Sum", "sum"}, {"Mean", "mean"}, {"Max", "max"}, {"Min", "min"}, {"Prod", "prod"}};
-  if (auto it = direct.find(kind); it != direct.end()) {
-    c.output(0, c.op(it->second, {x}, attrs));
-  } else if (kind == "SumSquare") {
-    c.output(0, c.op("sum", {c.op("multiply", {x, x}).expr}, attrs));
-  } else if (kind == "L1") {
-    c.output(0, c.op("sum", {c.op("abs", {x}).expr}, attrs));
-  } else if (kind == "L2") {
-    Value s = c.op("sum", {c.op("multiply", {x, x}).expr}, attrs);
-    c.output(0, c.op("sqrt", {s.expr}));
-  } else if (kind == "LogSum") {
-    c.output(0, c.op("log", {c.op("sum", {x}, attrs).expr}));
-  } else if (kind == "LogSumExp") {
-    c.output(0, c.op("log", {c.op("sum", {c.op("exp", {x}).expr}, attrs).expr}));
-  }
+  c.output(0, reduceBy(c, kind, c.expr(0), attrs));
 }
 
 void convertArg(NodeContext& c, const std::string& op) {

@@ -163,10 +163,12 @@ TEST(OnnxForms, Opset3ConcatDefaultsToAxis1AndOpset5CastNamesItsType) {
 }
 
 TEST(OnnxForms, ShapeInputIsReportedSpecializableAndSpecializationFoldsIt) {
-  // Unsqueeze's axes must be known at import time: a graph input is named.
+  // Unsqueeze's axes may be read at run time, but their number (the
+  // output's rank) must be known at import time: axes of symbolic length
+  // need a constant, and the graph input is named.
   OnnxModelBuilder s;
   s.input("X", {int64_t(2), int64_t(6)});
-  s.input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
+  s.input("axes", {std::string("K")}, onnx::TensorProto::INT64);
   s.node("Unsqueeze", {"X", "axes"}, {"Y"}, "unsqueeze");
   s.output("Y");
   auto r = refusal(s);
@@ -401,9 +403,10 @@ TEST(OnnxForms, TileRepeatsEachAxis) {
 }
 
 TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization) {
+  // Unsqueeze's axes of unknown length (K) must be known at import time.
   OnnxModelBuilder b(13);
   b.input("X", {int64_t(4)});
-  b.input("n", {int64_t(1)}, onnx::TensorProto::INT32);
+  b.input("n", {std::string("K")}, onnx::TensorProto::INT32);
   b.intInitializer("one", {1});
   OnnxModelBuilder::attrInt(b.node("Cast", {"n"}, {"ni"}), "to", onnx::TensorProto::INT64);
   b.node("Sub", {"ni", "one"}, {"axes"});
@@ -427,7 +430,7 @@ TEST(OnnxForms, OperandComputedFromAnIntegerInputNamesThatInputForSpecialization
   // A value that also depends on a float input is not traced back.
   OnnxModelBuilder c(13);
   c.input("X", {int64_t(1)});
-  c.input("n", {int64_t(1)}, onnx::TensorProto::INT64);
+  c.input("n", {std::string("K")}, onnx::TensorProto::INT64);
   OnnxModelBuilder::attrInt(c.node("Cast", {"X"}, {"xi"}), "to", onnx::TensorProto::INT64);
   c.node("Add", {"xi", "n"}, {"s"});
   c.node("Unsqueeze", {"X", "s"}, {"Y"}, "unsqueeze");
