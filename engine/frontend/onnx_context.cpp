@@ -174,7 +174,8 @@ std::vector<PrimExpr> NodeContext::shapeIntsOrRuntime(int i, const char* what) {
 }
 
 std::vector<PrimExpr> NodeContext::runtimeShape(const Value& t, const std::string& hint,
-                                                const std::vector<PrimExpr>& known) {
+                                                const std::vector<PrimExpr>& known,
+                                                const std::string& error) {
   auto* ts = as<TensorSInfo>(t.sinfo);
   std::optional<int64_t> len;
   if (ts && ts->ndim == 1 && ts->shape)
@@ -184,7 +185,10 @@ std::vector<PrimExpr> NodeContext::runtimeShape(const Value& t, const std::strin
   Expr x = t.expr;
   if (!(ts->dtype == DataType::Int64()))
     x = op("astype", {x}, {{"dtype", DataType::Int64()}}).expr;
-  Value s = op("tensor_to_shape", {x});
+  Attrs checked;
+  if (!error.empty())
+    checked.set("error", error);
+  Value s = op("tensor_to_shape", {x}, checked);
   std::vector<PrimExpr> vars;
   std::string base = sanitizeName(hint);
   for (int64_t k = 0; k < *len; ++k)

@@ -152,9 +152,12 @@ public:
   /// shape variables `hint_0`, `hint_1`...: binds tensor_to_shape and a
   /// match_cast that defines them when the executor reads the values. A
   /// non-null `known[k]` is used for element k instead (the match_cast then
-  /// checks it at run time).
+  /// checks it at run time). A non-empty `error` is the run-time message of
+  /// a negative value (a converter computes a failed check on run-time
+  /// operands into the values as -1).
   std::vector<ir::PrimExpr> runtimeShape(const Value& t, const std::string& hint,
-                                         const std::vector<ir::PrimExpr>& known = {});
+                                         const std::vector<ir::PrimExpr>& known = {},
+                                         const std::string& error = {});
   /// Refuses because input i must be known at import time and is not.
   [[noreturn]] void needConstant(int i, const std::string& what) const;
 

@@ -584,7 +584,9 @@ void registerManipulationOps() {
               1,
               1,
               OpPattern::Opaque,
-              {},
+              {{"error", Type::String, false, std::string(),
+                "the message of a negative value (a check the importer computed into the "
+                "shape); empty = a generic one"}},
               deduceTensorToShape,
               "the values of a 1-D integer tensor as a shape (read by the executor at run time; "
               "match_cast then names them)"});

@@ -594,9 +594,15 @@ struct FrameEval {
         std::vector<int64_t> dims;
         for (int64_t i = 0; i < t.tensor().numel(); ++i) {
           auto d = static_cast<int64_t>(t.tensor().getDouble(i));
-          if (d < 0)
+          if (d < 0) {
+            // The importer turns a check on run-time operands (axes in range,
+            // distinct) into a negative shape value with its own message.
+            std::string err = c->attrs.getString("error");
+            if (!err.empty())
+              fail(span, err);
             fail(span, "a shape computed at run time has the negative value " + std::to_string(d) +
                            " at position " + std::to_string(i));
+          }
           dims.push_back(d);
         }
         Value v;

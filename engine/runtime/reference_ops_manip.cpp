@@ -501,8 +501,10 @@ void addManipOps(OpTable& t) {
     std::vector<int64_t> dims;
     for (int64_t i = 0; i < x.numel(); ++i) {
       auto d = static_cast<int64_t>(x.getDouble(i));
-      if (d < 0)
-        c.fail("negative value " + std::to_string(d) + " in a shape");
+      if (d < 0) {
+        std::string err = c.attrString("error");
+        c.fail(err.empty() ? "negative value " + std::to_string(d) + " in a shape" : err);
+      }
       dims.push_back(d);
     }
     return RefValue::shape(std::move(dims));
