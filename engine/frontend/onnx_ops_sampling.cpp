@@ -381,7 +381,10 @@ void convertMaxUnpool(NodeContext& c) {
       want = c.op("astype", {want.expr}, {{"dtype", DataType::Int64()}});
     Value extra =
         c.op("subtract", {want.expr, NodeContext::constant(int64Tensor(inferred, {rank})).expr});
-    auto widths = c.runtimeShape(extra, c.node.output(0) + "_pad");
+    auto widths = c.runtimeShape(extra, c.node.output(0) + "_pad", {},
+                                 "MaxUnpool's output_shape must not be smaller than the "
+                                 "unpooled shape " +
+                                     Tensor::shapeStr(inferred));
     Expr zero = NodeContext::scalar(0, c.dtype(0)).expr;
     std::vector<PrimExpr> shape = inferredShape;
     for (int i = 0; i < rank; ++i) {

@@ -177,8 +177,8 @@ void convertConcat(NodeContext& c) {
 /// Split whose sizes are read from data: the number of parts is static
 /// (the node's outputs), each part's length along the axis is a fresh shape
 /// variable bound at run time, and part j is a take of the indices from the
-/// sum of the lengths before it. The match_cast that binds the lengths also
-/// checks that they are non-negative and add up to the axis' extent.
+/// sum of the lengths before it. Lengths that are negative or do not add up
+/// to the axis' extent are an error when read.
 void splitByRunTimeSizes(NodeContext& c, int axis) {
   int n = c.node.output_size();
   auto* t = as<TensorSInfo>(c.value(1).sinfo);
@@ -198,27 +198,25 @@ void splitByRunTimeSizes(NodeContext& c, int axis) {
   Value sizes = c.in(1);
   if (!(c.dtype(1) == i64))
     sizes = c.op("astype", {sizes.expr}, {{"dtype", i64}});
-  Value total = c.op("reshape", {c.op("sum", {sizes.expr}).expr, shapeExpr({intImm(1)})});
-  Expr parts = make<Tuple>(std::vector<Expr>{sizes.expr, total.expr},
-                           tupleSInfo({sizes.sinfo, total.sinfo}));
-  Value all = c.op("concat", {parts}, {{"axis", int64_t(0)}});
-  std::vector<PrimExpr> known(static_cast<size_t>(n) + 1);
+  // Lengths that are negative or do not add up to the axis' extent are
+  // read as -1, which the executor refuses with the message below.
+  Expr total = c.op("sum", {sizes.expr}).expr;
+  Expr ok = c.op("equal", {total, dimScalarOf(c, shape[axis])}).expr;
+  Expr least = c.op("min", {sizes.expr}).expr;
+  Expr nonNeg = c.op("greater_equal", {least, NodeContext::scalar(0, i64).expr}).expr;
+  ok = c.op("logical_and", {ok, nonNeg}).expr;
+  Value checked = c.op("where", {ok, sizes.expr, NodeContext::scalar(-1, i64).expr});
+  std::vector<PrimExpr> known;
   if (auto sym = c.symInts(1); sym && static_cast<int>(sym->size()) == n)
-    std::copy(sym->begin(), sym->end(), known.begin());
-  known.back() = shape[axis];
-  auto lens = c.runtimeShape(all, c.node.output(0) + "_split", known);
+    known = *sym;
+  auto lens = c.runtimeShape(checked, c.node.output(0) + "_split", known,
+                             "Split's sizes must be non-negative and add up to the extent " +
+                                 op::primExprStr(shape[axis]) + " of axis " + std::to_string(axis));
   PrimExpr at = intImm(0);
   for (int j = 0; j < n; ++j) {
     Value idx = iota(c, lens[j]);
-    if (!isConstInt(at, 0)) {
-      Value first = NodeContext::symbolic({at}, true, i64);
-      Expr firstExpr = first.expr;
-      if (!firstExpr) {
-        Value ft = c.op("shape_to_tensor", {shapeExpr({at})});
-        firstExpr = c.op("reshape", {ft.expr, shapeExpr({})}).expr;
-      }
-      idx = c.op("add", {idx.expr, firstExpr});
-    }
+    if (!isConstInt(at, 0))
+      idx = c.op("add", {idx.expr, dimScalarOf(c, at)});
     c.output(j, c.op("take", {c.expr(0), idx.expr}, {{"axis", int64_t(axis)}}));
     at = simplifyDims(at + lens[j]);
   }
@@ -483,7 +481,9 @@ void convertRunTimeAxesSlice(NodeContext& c) {
                              allOf(call("less_equal", {named, k64(1)}))});
   ok = call("minimum", {ok, allOf(call("not_equal", {steps, k64(0)}))});
   Value lens = c.op("where", {call("greater", {ok, k64(0)}), n, k64(-1)});
-  auto len = c.runtimeShape(lens, c.node.output(0) + "_len");
+  auto len = c.runtimeShape(lens, c.node.output(0) + "_len", {},
+                            "Slice's axes must be distinct and in [-" + std::to_string(rank) +
+                                ", " + std::to_string(rank) + ") and its steps nonzero");
   Value x = c.in(0);
   for (int i = 0; i < rank; ++i) {
     Expr at = k64(i);
