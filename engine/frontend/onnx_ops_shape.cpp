@@ -395,7 +395,7 @@ void convertRunTimeSlice(NodeContext& c) {
 /// and each of its dims is a fresh shape variable. Graph operators compute,
 /// per input dim, the start, the step and the length as rank-long vectors (a
 /// dim that axes does not name keeps start 0, step 1 and its whole length),
-/// then one take per dim gathers start, start + step, ... Steps must be
+/// then one take from the flattened input gathers the output. Steps must be
 /// nonzero and every axis in range and named once: else the lengths are -1,
 /// which the executor refuses when it reads them.
 void convertRunTimeAxesSlice(NodeContext& c) {
@@ -484,15 +484,26 @@ void convertRunTimeAxesSlice(NodeContext& c) {
   auto len = c.runtimeShape(lens, c.node.output(0) + "_len", {},
                             "Slice's axes must be distinct and in [-" + std::to_string(rank) +
                                 ", " + std::to_string(rank) + ") and its steps nonzero");
-  Value x = c.in(0);
-  for (int i = 0; i < rank; ++i) {
+  // One gather from the flattened input: the flat index of output element
+  // (j_0, ..., j_r-1) is sum_i (b_i + j_i * s_i) * stride_i, broadcast from
+  // one column per dim (injective, so it fuses into the take's kernel).
+  Expr flatIdx;
+  PrimExpr stride = intImm(1);
+  for (int i = rank - 1; i >= 0; --i) {
     Expr at = k64(i);
     Expr idx =
         call("multiply", {iota(c, len[i]).expr, call("take", {st, at}, {{"axis", int64_t(0)}})});
     idx = call("add", {idx, call("take", {b, at}, {{"axis", int64_t(0)}})});
-    x = c.op("take", {x.expr, idx}, {{"axis", int64_t(i)}});
+    if (!isConstInt(stride, 1))
+      idx = call("multiply", {idx, dimScalarOf(c, stride)});
+    std::vector<PrimExpr> column(static_cast<size_t>(rank), intImm(1));
+    column[static_cast<size_t>(i)] = len[i];
+    idx = call("reshape", {idx, shapeExpr(column)});
+    flatIdx = flatIdx ? call("add", {flatIdx, idx}) : idx;
+    stride = simplifyDims(stride * shape[i]);
   }
-  c.output(0, x);
+  Expr flat = call("reshape", {c.expr(0), shapeExpr({stride})});
+  c.output(0, c.op("take", {flat, flatIdx}, {{"axis", int64_t(0)}}));
 }
 
 void convertSlice(NodeContext& c) {
