@@ -295,3 +295,42 @@ TEST(OnnxRunTimeOperands, DropoutWithRatioAndTrainingModeReadAtRunTime) {
             }).find("Dropout in training mode with a non-zero ratio is random and not supported"),
             std::string::npos);
 }
+
+TEST(OnnxRunTimeOperands, RunTimeOperandsOnSymbolicDimsBuildOnceForAnySize) {
+  // Input dims that are shape variables: a Slice with run-time axes and
+  // steps, then a Split with run-time sizes along the symbolic axis, then an
+  // edge Pad with run-time pads; one build runs at two sizes of N.
+  OnnxModelBuilder b;
+  b.input("x", {std::string("N"), int64_t(4)});
+  for (const char* n : {"starts", "ends", "axes", "steps"})
+    b.input(n, {int64_t(1)}, onnx::TensorProto::INT64);
+  b.input("split", {int64_t(2)}, onnx::TensorProto::INT64);
+  b.input("pads", {int64_t(4)}, onnx::TensorProto::INT64);
+  b.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"s"});
+  b.node("Split", {"s", "split"}, {"a", "c"});
+  auto* pad = b.node("Pad", {"c", "pads"}, {"y"});
+  OnnxModelBuilder::attrString(pad, "mode", "edge");
+  b.output("a");
+  b.output("y");
+  IRModule m = frontend::importOnnxBytes(b.bytes());
+  BuildResult r = build(m);
+  ASSERT_TRUE(r.executable);
+  for (int64_t n : {int64_t(3), int64_t(6)}) {
+    Tensor x = ramp({n, 4});
+    // s = x[:, ::-2] (columns 3, 1); a = s[:1], c = s[1:]; y = c padded by
+    // one row above and one column on the right (edge).
+    auto y = r.executable->runTensors(
+        {x, ints({-1}), ints({-100}), ints({1}), ints({-2}), ints({1, n - 1}), ints({1, 0, 0, 1})});
+    ASSERT_EQ(y.size(), 2u);
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ(y[0].getDouble(0), x.getDouble(3));
+    EXPECT_EQ(y[0].getDouble(1), x.getDouble(1));
+    ASSERT_EQ(y[1].shape(), (std::vector<int64_t>{n, 3}));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t row = std::max<int64_t>(i - 1, 0) + 1; // row of x behind output row i
+      EXPECT_EQ(y[1].getDouble(i * 3 + 0), x.getDouble(row * 4 + 3));
+      EXPECT_EQ(y[1].getDouble(i * 3 + 1), x.getDouble(row * 4 + 1));
+      EXPECT_EQ(y[1].getDouble(i * 3 + 2), x.getDouble(row * 4 + 1));
+    }
+  }
+}
