@@ -157,6 +157,59 @@ void convertElu(NodeContext& c, double alpha, double gamma) {
   c.output(0, c.op("where", {cond.expr, pos.expr, neg.expr}));
 }
 
+/// Dropout is an identity here (mask all true): in inference mode, and in
+/// training mode with a ratio of 0. Training with a non-zero ratio drops at
+/// random, which is not supported: refused at import when the ratio and
+/// training_mode are constants, else checked when the graph runs (a run-time
+/// training_mode that is true with a non-zero ratio is an error then).
+void convertDropout(NodeContext& c) {
+  // Opsets 1..6: is_test defaults to 0, i.e. training (random) dropout;
+  // only the test mode is an identity.
+  if (c.opset < 7 && c.attrInt("is_test", 0) == 0)
+    c.unsupported("opset " + std::to_string(c.opset) +
+                  " Dropout with is_test=0 (training mode) is not supported");
+  if (c.opset >= 7 && c.hasAttr("is_test"))
+    c.unsupported("attribute 'is_test' exists only before opset 7");
+  bool trainingRunTime = c.has(2) && !c.constant(2);
+  bool ratioRunTime = c.opset >= 12 && c.has(1) && !c.constant(1);
+  bool training = c.has(2) && !trainingRunTime && c.constScalar(2, "training_mode") != 0;
+  double ratio = c.attrFloat("ratio", 0.5);
+  if (c.opset >= 12)
+    ratio = c.has(1) && !ratioRunTime ? c.constScalar(1, "Dropout's ratio") : 0.5;
+  if (training && !ratioRunTime && ratio != 0)
+    c.unsupported("training mode with a non-zero ratio is random and not supported");
+  if ((trainingRunTime && (ratioRunTime || ratio != 0)) || (training && ratioRunTime)) {
+    // Checked at run time: not training, or a ratio of 0. A failed check is
+    // the value -1, which the executor refuses (with the message below) when
+    // it reads it as a shape.
+    auto scalarOf = [&](int i) {
+      return c.op("reshape", {c.expr(i), make<ShapeExpr>(std::vector<PrimExpr>{})}).expr;
+    };
+    DataType b = DataType::Bool();
+    Expr train = trainingRunTime ? c.op("astype", {scalarOf(2)}, {{"dtype", b}}).expr
+                                 : NodeContext::scalar(1, b).expr;
+    Expr zeroRatio =
+        ratioRunTime ? c.op("equal", {scalarOf(1), NodeContext::scalar(0, c.dtype(1)).expr}).expr
+                     : NodeContext::scalar(ratio == 0 ? 1 : 0, b).expr;
+    Expr ok = c.op("logical_or", {c.op("logical_not", {train}).expr, zeroRatio}).expr;
+    DataType i64 = DataType::Int64();
+    Value flag =
+        c.op("where", {ok, NodeContext::scalar(0, i64).expr, NodeContext::scalar(-1, i64).expr});
+    flag = c.op("reshape", {flag.expr, make<ShapeExpr>(std::vector<PrimExpr>{intImm(1)})});
+    c.runtimeShape(flag, c.node.output(0) + "_dropout_check", {intImm(0)},
+                   "Dropout in training mode with a non-zero ratio is random and not "
+                   "supported (training_mode is true and ratio is not 0)");
+  }
+  c.output(0, c.in(0));
+  if (c.node.output_size() > 1 && !c.node.output(1).empty()) {
+    // Nothing is dropped: the mask is all true (opset >= 10: bool; before:
+    // ones of the input's type).
+    DataType mt = c.opset >= 10 ? DataType::Bool() : c.dtype(0);
+    Value one = NodeContext::scalar(1, mt);
+    c.output(1, c.op("broadcast_to", {one.expr, make<ShapeExpr>(c.shape(0))}));
+  }
+}
+
 } // namespace
 
 void addElementwiseConverters(ConverterTable& t) {
@@ -252,42 +305,7 @@ void addElementwiseConverters(ConverterTable& t) {
                    {"saturate"}};
   t["Clip"] = {convertClip, {"min", "max"}};
   t["Identity"] = {[](NodeContext& c) { c.output(0, c.in(0)); }, {}};
-  t["Dropout"] = {[](NodeContext& c) {
-                    // Opsets 1..6: is_test defaults to 0, i.e. training
-                    // (random) dropout; only the test mode is an identity.
-                    if (c.opset < 7 && c.attrInt("is_test", 0) == 0)
-                      c.unsupported("opset " + std::to_string(c.opset) +
-                                    " Dropout with is_test=0 (training mode) is not supported");
-                    if (c.opset >= 7 && c.hasAttr("is_test"))
-                      c.unsupported("attribute 'is_test' exists only before opset 7");
-                    bool training = false;
-                    if (c.has(2)) {
-                      if (!c.constant(2))
-                        c.needConstant(2, "Dropout's training_mode");
-                      training = c.constScalar(2, "training_mode") != 0;
-                    }
-                    // Training mode drops at random unless the ratio is 0.
-                    if (training) {
-                      double ratio = c.attrFloat("ratio", 0.5);
-                      if (c.opset >= 12) {
-                        ratio = 0.5;
-                        if (c.has(1))
-                          ratio = c.constScalar(1, "Dropout's ratio");
-                      }
-                      if (ratio != 0)
-                        c.unsupported("training mode with a non-zero ratio is random and "
-                                      "not supported");
-                    }
-                    c.output(0, c.in(0));
-                    if (c.node.output_size() > 1 && !c.node.output(1).empty()) {
-                      // Nothing is dropped: the mask is all true (opset >= 10:
-                      // bool; before: ones of the input's type).
-                      DataType mt = c.opset >= 10 ? DataType::Bool() : c.dtype(0);
-                      Value one = NodeContext::scalar(1, mt);
-                      c.output(1, c.op("broadcast_to", {one.expr, make<ShapeExpr>(c.shape(0))}));
-                    }
-                  },
-                  {"ratio", "seed", "is_test"}};
+  t["Dropout"] = {convertDropout, {"ratio", "seed", "is_test"}};
   t["LeakyRelu"] = {
       [](NodeContext& c) {
         c.output(0, c.op("nn.leakyrelu", {c.expr(0)}, {{"alpha", c.attrFloat("alpha", 0.01)}}));

@@ -330,7 +330,8 @@ void convertMaxUnpool(NodeContext& c) {
   for (int i = 0; i < sp; ++i)
     inferred.push_back((xs[2 + i] - 1) * strides[i] - pads[i] - pads[sp + i] + k[i]);
   std::vector<int64_t> out = inferred;
-  if (c.has(2)) {
+  bool runTimeShape = c.has(2) && !c.constant(2);
+  if (c.has(2) && !runTimeShape) {
     out = c.constInts(2, "MaxUnpool's output_shape");
     if (static_cast<int>(out.size()) != rank)
       c.unsupported("output_shape must have " + std::to_string(rank) + " values");
@@ -345,7 +346,7 @@ void convertMaxUnpool(NodeContext& c) {
   int64_t total = 1, count = 1;
   std::vector<int64_t> padWidth;
   for (int i = 0; i < rank; ++i) {
-    if (inferred[i] < 0 || out[i] < inferred[i])
+    if (inferred[i] < 0 || (!runTimeShape && out[i] < inferred[i]))
       c.unsupported("output_shape " + Tensor::shapeStr(out) + " is smaller than the unpooled " +
                     "shape " + Tensor::shapeStr(inferred));
     total *= inferred[i];
@@ -363,7 +364,39 @@ void convertMaxUnpool(NodeContext& c) {
   for (auto d : inferred)
     inferredShape.push_back(intImm(d));
   y = c.op("reshape", {y.expr, make<ShapeExpr>(inferredShape)});
-  if (out != inferred)
+  if (runTimeShape) {
+    // output_shape read from data: the zeros appended after each dim, its
+    // value minus the unpooled dim, become fresh shape variables (a negative
+    // one, an output_shape smaller than the unpooled shape, is refused when
+    // read), and each dim grows by a concat with a block of zeros.
+    auto* ts = as<TensorSInfo>(c.value(2).sinfo);
+    std::optional<int64_t> len;
+    if (ts && ts->ndim == 1 && ts->shape)
+      len = asConstInt((*ts->shape)[0]);
+    if (!len || *len != rank || !ts->dtype.isIntegral())
+      c.unsupported("output_shape must be a 1-D integer tensor of " + std::to_string(rank) +
+                    " values");
+    Value want = c.in(2);
+    if (!(ts->dtype == DataType::Int64()))
+      want = c.op("astype", {want.expr}, {{"dtype", DataType::Int64()}});
+    Value extra =
+        c.op("subtract", {want.expr, NodeContext::constant(int64Tensor(inferred, {rank})).expr});
+    auto widths = c.runtimeShape(extra, c.node.output(0) + "_pad", {},
+                                 "MaxUnpool's output_shape must not be smaller than the "
+                                 "unpooled shape " +
+                                     Tensor::shapeStr(inferred));
+    Expr zero = NodeContext::scalar(0, c.dtype(0)).expr;
+    std::vector<PrimExpr> shape = inferredShape;
+    for (int i = 0; i < rank; ++i) {
+      auto blockShape = shape;
+      blockShape[i] = widths[i];
+      Value block = c.op("broadcast_to", {zero, make<ShapeExpr>(blockShape)});
+      Expr parts =
+          make<Tuple>(std::vector<Expr>{y.expr, block.expr}, tupleSInfo({y.sinfo, block.sinfo}));
+      y = c.op("concat", {parts}, {{"axis", int64_t(i)}});
+      shape[i] = shape[i] + widths[i];
+    }
+  } else if (out != inferred)
     y = c.op("nn.pad", {y.expr}, {{"pad_width", padWidth}});
   c.output(0, y);
 }

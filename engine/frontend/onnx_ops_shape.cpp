@@ -59,6 +59,12 @@ Value iota(NodeContext& c, const PrimExpr& n) {
   return c.op("arange", {make<ShapeExpr>(std::vector<PrimExpr>{n})});
 }
 
+/// A dim expression as a run-time int64 scalar (a constant when it is one).
+Expr dimScalarOf(NodeContext& c, const PrimExpr& e) {
+  Value v = NodeContext::symbolic({e}, true, DataType::Int64());
+  return v.expr ? v.expr : c.materialize(v);
+}
+
 std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
   std::vector<PrimExpr> r;
   for (int64_t x : v)
@@ -172,9 +178,59 @@ void convertConcat(NodeContext& c) {
   c.output(0, c.op("concat", {tuple}, {{"axis", int64_t(axis)}}));
 }
 
+/// Split whose sizes are read from data: the number of parts is static
+/// (the node's outputs), each part's length along the axis is a fresh shape
+/// variable bound at run time, and part j is a take of the indices from the
+/// sum of the lengths before it. Lengths that are negative or do not add up
+/// to the axis' extent are an error when read.
+void splitByRunTimeSizes(NodeContext& c, int axis) {
+  int n = c.node.output_size();
+  auto* t = as<TensorSInfo>(c.value(1).sinfo);
+  std::optional<int64_t> len;
+  if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
+    len = asConstInt((*t->shape)[0]);
+  if (!len)
+    c.needConstant(1, "Split's sizes (a 1-D integer tensor of static length when read at run "
+                      "time)");
+  if (*len != n)
+    c.unsupported("split has " + std::to_string(*len) + " sizes for " + std::to_string(n) +
+                  " outputs");
+  auto shape = c.shape(0);
+  if (static_cast<int>(shape.size()) != c.rank(0))
+    c.unsupported("the input's dims are unknown; a Split with sizes read at run time needs them");
+  DataType i64 = DataType::Int64();
+  Value sizes = c.in(1);
+  if (!(c.dtype(1) == i64))
+    sizes = c.op("astype", {sizes.expr}, {{"dtype", i64}});
+  // Lengths that are negative or do not add up to the axis' extent are
+  // read as -1, which the executor refuses with the message below.
+  Expr total = c.op("sum", {sizes.expr}).expr;
+  Expr ok = c.op("equal", {total, dimScalarOf(c, shape[axis])}).expr;
+  Expr least = c.op("min", {sizes.expr}).expr;
+  Expr nonNeg = c.op("greater_equal", {least, NodeContext::scalar(0, i64).expr}).expr;
+  ok = c.op("logical_and", {ok, nonNeg}).expr;
+  Value checked = c.op("where", {ok, sizes.expr, NodeContext::scalar(-1, i64).expr});
+  std::vector<PrimExpr> known;
+  if (auto sym = c.symInts(1); sym && static_cast<int>(sym->size()) == n)
+    known = *sym;
+  auto lens = c.runtimeShape(checked, c.node.output(0) + "_split", known,
+                             "Split's sizes must be non-negative and add up to the extent " +
+                                 op::primExprStr(shape[axis]) + " of axis " + std::to_string(axis));
+  PrimExpr at = intImm(0);
+  for (int j = 0; j < n; ++j) {
+    Value idx = iota(c, lens[j]);
+    if (!isConstInt(at, 0))
+      idx = c.op("add", {idx.expr, dimScalarOf(c, at)});
+    c.output(j, c.op("take", {c.expr(0), idx.expr}, {{"axis", int64_t(axis)}}));
+    at = simplifyDims(at + lens[j]);
+  }
+}
+
 void convertSplit(NodeContext& c) {
   int rank = c.rank(0);
   int axis = normAxis(c, c.attrInt("axis", 0), rank);
+  if ((c.opset >= 13 || c.opset < 2) && c.has(1) && !c.constant(1))
+    return splitByRunTimeSizes(c, axis);
   // Opset 1 takes the sizes as attribute or input 1, 2..12 as attribute,
   // 13.. as input 1.
   std::vector<int64_t> sizes =
@@ -339,17 +395,130 @@ void convertRunTimeSlice(NodeContext& c) {
   c.output(0, x);
 }
 
+/// Slice whose axes or steps are read from data: the output's rank is static
+/// and each of its dims is a fresh shape variable. Graph operators compute,
+/// per input dim, the start, the step and the length as rank-long vectors (a
+/// dim that axes does not name keeps start 0, step 1 and its whole length),
+/// then one take from the flattened input gathers the output. Steps must be
+/// nonzero and every axis in range and named once: else the lengths are -1,
+/// which the executor refuses when it reads them.
+void convertRunTimeAxesSlice(NodeContext& c) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  if (rank == 0)
+    c.unsupported("the input is a scalar (rank 0); Slice needs rank 1 or more");
+  if (static_cast<int>(shape.size()) != rank)
+    c.unsupported("the input's dims are unknown (rank " + std::to_string(rank) +
+                  " without a shape); a Slice with axes or steps read at run time needs them");
+  auto lengthOf = [&](int i) -> int64_t {
+    auto* t = as<TensorSInfo>(c.value(i).sinfo);
+    std::optional<int64_t> n;
+    if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
+      n = asConstInt((*t->shape)[0]);
+    if (!n)
+      c.needConstant(i, "Slice's starts, ends, axes and steps (1-D integer tensors of static "
+                        "length when read at run time)");
+    return *n;
+  };
+  int64_t count = lengthOf(1);
+  for (int i : {2, 3, 4})
+    if (c.has(i) && lengthOf(i) != count)
+      c.unsupported("starts, ends, axes and steps differ in length");
+  if (count == 0) { // nothing sliced
+    c.output(0, c.in(0));
+    return;
+  }
+  DataType i64 = DataType::Int64();
+  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  auto asI64 = [&](int i) {
+    Expr e = c.expr(i);
+    if (!(c.dtype(i) == i64))
+      e = c.op("astype", {e}, {{"dtype", i64}}).expr;
+    return e;
+  };
+  auto call = [&](const char* op, std::vector<Expr> args, Attrs a = {}) {
+    return c.op(op, std::move(args), std::move(a)).expr;
+  };
+  std::vector<int64_t> firstAxes, ones(static_cast<size_t>(count), 1);
+  for (int64_t k = 0; k < count; ++k)
+    firstAxes.push_back(k);
+  Expr starts = asI64(1), ends = asI64(2);
+  Expr axes = c.has(3) ? asI64(3) : NodeContext::constant(int64Tensor(firstAxes, {count})).expr;
+  Expr steps = c.has(4) ? asI64(4) : NodeContext::constant(int64Tensor(ones, {count})).expr;
+  auto column = [&](const Expr& v) {
+    return call("reshape", {v, shapeExpr({intImm(count), intImm(1)})});
+  };
+  auto reduce = [&](const char* op, const Expr& v, int64_t axis) {
+    return call(op, {v}, {{"axis", std::vector<int64_t>{axis}}});
+  };
+  // hit[k, i] = 1 where axes[k] (negative counts from the end) names dim i.
+  Expr ax = call("where", {call("less", {axes, k64(0)}), call("add", {axes, k64(rank)}), axes});
+  Expr dimIds = call("reshape", {iota(c, intImm(rank)).expr, shapeExpr({intImm(1), intImm(rank)})});
+  Expr hitB = call("equal", {column(ax), dimIds});
+  Expr hit = call("astype", {hitB}, {{"dtype", i64}});
+  Expr named = reduce("sum", hit, 0); // [rank]: how often each dim is named
+  Expr isNamed = call("greater", {named, k64(0)});
+  auto pick = [&](const Expr& v, const Expr& dflt) {
+    Expr s = reduce("sum", call("where", {hitB, column(v), k64(0)}), 0);
+    return call("where", {isNamed, s, dflt});
+  };
+  Expr dims = c.op("shape_to_tensor", {shapeExpr(shape)}).expr;
+  Expr st = pick(steps, k64(1));
+  Expr pos = call("greater", {st, k64(0)});
+  Expr lo = call("where", {pos, k64(0), k64(-1)});
+  Expr hi = call("where", {pos, dims, call("subtract", {dims, k64(1)})});
+  auto norm = [&](const Expr& v) {
+    Expr w = call("where", {call("less", {v, k64(0)}), call("add", {v, dims}), v});
+    return call("maximum", {call("minimum", {w, hi}), lo});
+  };
+  Expr b = norm(pick(starts, k64(0))), e = norm(pick(ends, dims));
+  Expr span = call("where", {pos, call("subtract", {e, b}), call("subtract", {b, e})});
+  Expr mag = call("maximum", {call("abs", {st}), k64(1)}); // a step of 0 is refused below
+  Expr n = call("floor_divide", {call("add", {span, call("subtract", {mag, k64(1)})}), mag});
+  n = call("maximum", {n, k64(0)});
+  // Every axis names exactly one dim, no dim twice, and no step is 0: else
+  // the lengths are -1, which the executor refuses when it reads them.
+  auto allOf = [&](const Expr& cond) {
+    return reduce("min", call("astype", {cond}, {{"dtype", i64}}), 0);
+  };
+  Expr ok = call("minimum", {allOf(call("equal", {reduce("sum", hit, 1), k64(1)})),
+                             allOf(call("less_equal", {named, k64(1)}))});
+  ok = call("minimum", {ok, allOf(call("not_equal", {steps, k64(0)}))});
+  Value lens = c.op("where", {call("greater", {ok, k64(0)}), n, k64(-1)});
+  auto len = c.runtimeShape(lens, c.node.output(0) + "_len", {},
+                            "Slice's axes must be distinct and in [-" + std::to_string(rank) +
+                                ", " + std::to_string(rank) + ") and its steps nonzero");
+  // One gather from the flattened input: the flat index of output element
+  // (j_0, ..., j_r-1) is sum_i (b_i + j_i * s_i) * stride_i, broadcast from
+  // one column per dim (injective, so it fuses into the take's kernel).
+  Expr flatIdx;
+  PrimExpr stride = intImm(1);
+  for (int i = rank - 1; i >= 0; --i) {
+    Expr at = k64(i);
+    Expr idx =
+        call("multiply", {iota(c, len[i]).expr, call("take", {st, at}, {{"axis", int64_t(0)}})});
+    idx = call("add", {idx, call("take", {b, at}, {{"axis", int64_t(0)}})});
+    if (!isConstInt(stride, 1))
+      idx = call("multiply", {idx, dimScalarOf(c, stride)});
+    std::vector<PrimExpr> column(static_cast<size_t>(rank), intImm(1));
+    column[static_cast<size_t>(i)] = len[i];
+    idx = call("reshape", {idx, shapeExpr(column)});
+    flatIdx = flatIdx ? call("add", {flatIdx, idx}) : idx;
+    stride = simplifyDims(stride * shape[i]);
+  }
+  Expr flat = call("reshape", {c.expr(0), shapeExpr({stride})});
+  c.output(0, c.op("take", {flat, flatIdx}, {{"axis", int64_t(0)}}));
+}
+
 void convertSlice(NodeContext& c) {
   if (c.opset >= 10) {
+    if ((c.has(3) && !c.constant(3)) || (c.has(4) && !c.constant(4)))
+      return convertRunTimeAxesSlice(c);
     auto starts = c.symInts(1), ends = c.symInts(2);
     if (starts && ends && (!c.constant(1) || !c.constant(2)))
       return convertSymbolicSlice(c, *starts, *ends);
-    if (!starts || !ends) {
-      for (int i : {3, 4})
-        if (c.has(i) && !c.constant(i))
-          c.needConstant(i, i == 3 ? "Slice's axes" : "Slice's steps");
+    if (!starts || !ends)
       return convertRunTimeSlice(c);
-    }
   }
   int rank = c.rank(0);
   std::vector<int64_t> starts, ends, axes, steps;
@@ -599,14 +768,49 @@ void convertUnsqueeze(NodeContext& c) {
   c.output(0, c.op("expand_dims", {c.expr(0)}, {{"axis", axes}}));
 }
 
-/// Pad (constant mode) with pads that are symbolic shape values (padding H
-/// up to a multiple of 32: (32 - H % 32) % 32) or read from data: per padded
-/// axis, the value broadcast to the two border blocks and a concat. The pads
-/// must be non-negative (a negative run-time value is an error when read).
+/// Pad in mode edge or reflect with pads that are symbolic or read from
+/// data: per padded axis a take of the source indices i - before for i in
+/// [0, d + before + after), clamped to [0, d - 1] (edge) or reflected about
+/// the ends with period 2 (d - 1) (reflect, numpy's rule).
+void padByIndexing(NodeContext& c, const std::vector<PrimExpr>& pads, bool reflect) {
+  int rank = c.rank(0);
+  auto shape = c.shape(0);
+  DataType i64 = DataType::Int64();
+  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
+  auto call = [&](const char* op, std::vector<Expr> args) {
+    return c.op(op, std::move(args)).expr;
+  };
+  Value x = c.in(0);
+  for (int i = 0; i < rank; ++i) {
+    PrimExpr before = pads[i], after = pads[i + rank];
+    if (isConstInt(before, 0) && isConstInt(after, 0))
+      continue;
+    Expr d = dimScalarOf(c, shape[i]);
+    Expr idx = call("subtract", {iota(c, simplifyDims(shape[i] + before + after)).expr,
+                                 dimScalarOf(c, before)});
+    if (reflect) {
+      Expr period =
+          call("maximum", {call("multiply", {call("subtract", {d, k64(1)}), k64(2)}), k64(1)});
+      Expr m = call("mod", {idx, period});
+      idx = call("where", {call("less", {m, d}), m, call("subtract", {period, m})});
+    } else {
+      idx = call("maximum", {call("minimum", {idx, call("subtract", {d, k64(1)})}), k64(0)});
+    }
+    x = c.op("take", {x.expr, idx}, {{"axis", int64_t(i)}});
+  }
+  c.output(0, x);
+}
+
+/// Pad with pads that are symbolic shape values (padding H up to a multiple
+/// of 32: (32 - H % 32) % 32) or read from data, or with a constant value
+/// read from data. Mode constant: per padded axis, the value broadcast to
+/// the two border blocks and a concat; modes edge and reflect: padByIndexing.
+/// The pads must be non-negative (a negative run-time value is an error when
+/// read).
 void padToComputedWidths(NodeContext& c, int rank) {
   std::string mode = c.attrString("mode", "constant");
-  if (mode != "constant")
-    c.needConstant(1, "Pad's pads (mode '" + mode + "')");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    c.unsupported("mode='" + mode + "'");
   auto pads = c.shapeIntsOrRuntime(1, "Pad's pads");
   if (static_cast<int>(pads.size()) != 2 * rank)
     c.unsupported("pads has " + std::to_string(pads.size()) + " values for rank " +
@@ -614,9 +818,17 @@ void padToComputedWidths(NodeContext& c, int rank) {
   for (auto& p : pads)
     if (auto k = asConstInt(p); k && *k < 0)
       c.unsupported("negative pads (cropping) are not supported");
-  double value = c.has(2) ? c.constScalar(2, "Pad's constant_value") : 0.0;
+  if (mode != "constant")
+    return padByIndexing(c, pads, mode == "reflect");
   DataType dt = c.dtype(0);
-  Expr fill = NodeContext::scalar(value, dt).expr;
+  Expr fill;
+  if (c.has(2) && !c.constant(2)) { // the value is data: a one-element tensor
+    fill = c.op("reshape", {c.expr(2), shapeExpr({})}).expr;
+    if (!(c.dtype(2) == dt))
+      fill = c.op("astype", {fill}, {{"dtype", dt}}).expr;
+  } else {
+    fill = NodeContext::scalar(c.has(2) ? c.constScalar(2, "Pad's constant_value") : 0.0, dt).expr;
+  }
   Value x = c.in(0);
   auto shape = c.shape(0);
   for (int i = 0; i < rank; ++i) {
@@ -647,7 +859,8 @@ void padToComputedWidths(NodeContext& c, int rank) {
 
 void convertPad(NodeContext& c) {
   int rank = c.rank(0);
-  if (c.opset >= 11 && !c.constant(1))
+  if (c.opset >= 11 && (!c.constant(1) || (c.has(2) && !c.constant(2) &&
+                                           c.attrString("mode", "constant") == "constant")))
     return padToComputedWidths(c, rank);
   std::vector<int64_t> pads;
   double value = 0;
