@@ -9,9 +9,10 @@
 // (CumSum's axis, Trilu's k, TopK's K, OneHot's depth) are attributes when
 // known at import time. Computed at run time, Trilu's k is a 0-d operand of
 // the trilu kernel, CumSum's axis picks an (outer, n, inner) view of x (see
-// cumsumRuntimeAxis), and a K is a data-dependent extent (onnx_ops_datadep.cpp). Compositions are
-// exact: Hardmax = one_hot(argmax), SoftmaxCrossEntropyLoss = nll_loss(log_softmax(scores, axis
-// 1)), EyeLike of a static shape is a constant.
+// cumsumRuntimeAxis), and a K is a data-dependent extent (onnx_ops_datadep.cpp).
+//
+// Compositions are exact: Hardmax = one_hot(argmax), SoftmaxCrossEntropyLoss =
+// nll_loss(log_softmax(scores, axis 1)), EyeLike of a static shape is a constant.
 #include <algorithm>
 #include <string>
 
@@ -290,9 +291,9 @@ void cumsumRuntimeAxis(NodeContext& c) {
   for (int64_t i = 0; i < r; ++i)
     iota[i] = i;
   Value pos = NodeContext::constant(int64Tensor(iota, {r}));
+  // reduce(dims[i] where pos[i] cmp axis, else fill)
   auto part = [&](const char* cmp, const char* reduce, int64_t fill) {
-    Value v = c.op(reduce, {c.op("where", {bin(cmp, pos, a.expr).expr, dims.expr, k(fill)}).expr});
-    return v;
+    return c.op(reduce, {c.op("where", {bin(cmp, pos, a.expr).expr, dims.expr, k(fill)}).expr});
   };
   Value n = c.op("where", {valid.expr, part("equal", "sum", 0).expr, k(-1)});
   std::vector<Expr> view;
