@@ -6,10 +6,13 @@
 // operators.
 //
 // Operands that ONNX passes as tensors but our operators take as attributes
-// (CumSum's axis, Trilu's k, TopK's K, OneHot's depth) must be
-// known at import time. Compositions are exact: Hardmax = one_hot(argmax),
-// SoftmaxCrossEntropyLoss = nll_loss(log_softmax(scores, axis 1)), EyeLike
-// of a static shape is a constant.
+// (CumSum's axis, Trilu's k, TopK's K, OneHot's depth) are attributes when
+// known at import time. Computed at run time, Trilu's k is a 0-d operand of
+// the trilu kernel, CumSum's axis picks an (outer, n, inner) view of x (see
+// cumsumRuntimeAxis), and a K is a data-dependent extent (onnx_ops_datadep.cpp).
+//
+// Compositions are exact: Hardmax = one_hot(argmax), SoftmaxCrossEntropyLoss =
+// nll_loss(log_softmax(scores, axis 1)), EyeLike of a static shape is a constant.
 #include <algorithm>
 #include <string>
 
@@ -258,6 +261,59 @@ void convertDequantize(NodeContext& c) {
   c.output(0, c.op("multiply", {x.expr, alongAxis(c, 1, rank)}));
 }
 
+/// CumSum with an axis computed at run time. The axis does not change the
+/// output shape but picks the scanned extent, so x is viewed as
+/// (outer, n, inner) around it -- the products of the dims before it, its
+/// dim, the product of the dims after it, computed from shape(x) and the
+/// axis by graph operators and bound to fresh shape variables at run time --
+/// scanned along the middle axis by the ordinary cumsum kernel and reshaped
+/// back. An axis outside [-rank, rank) makes n negative, which the executor
+/// refuses when it reads the view's shape.
+void cumsumRuntimeAxis(NodeContext& c) {
+  std::vector<PrimExpr> shape = c.shape(0);
+  auto r = static_cast<int64_t>(shape.size());
+  if (r == 0)
+    c.unsupported("CumSum needs an input of rank >= 1");
+  auto* at = as<TensorSInfo>(c.value(1).sinfo);
+  if (!at || !at->dtype.isIntegral() || at->ndim < 0 || at->ndim > 1 ||
+      (at->ndim == 1 && (!at->shape || !isConstInt((*at->shape)[0], 1))))
+    c.unsupported("axis must be an integer scalar (or a 1-element 1-D tensor)");
+  DataType i64 = DataType::Int64();
+  auto k = [&](int64_t v) { return NodeContext::scalar(static_cast<double>(v), i64).expr; };
+  auto bin = [&](const char* op, const Value& a, Expr b) { return c.op(op, {a.expr, b}); };
+  Value a = c.op("astype", {c.expr(1)}, {{"dtype", i64}});
+  a = c.op("reshape", {a.expr, make<ShapeExpr>(std::vector<PrimExpr>{})});
+  Value valid =
+      c.op("logical_and", {bin("greater_equal", a, k(-r)).expr, bin("less", a, k(r)).expr});
+  a = c.op("where", {bin("less", a, k(0)).expr, bin("add", a, k(r)).expr, a.expr});
+  Value dims = c.op("shape_to_tensor", {make<ShapeExpr>(shape)});
+  std::vector<int64_t> iota(r);
+  for (int64_t i = 0; i < r; ++i)
+    iota[i] = i;
+  Value pos = NodeContext::constant(int64Tensor(iota, {r}));
+  // reduce(dims[i] where pos[i] cmp axis, else fill)
+  auto part = [&](const char* cmp, const char* reduce, int64_t fill) {
+    return c.op(reduce, {c.op("where", {bin(cmp, pos, a.expr).expr, dims.expr, k(fill)}).expr});
+  };
+  Value n = c.op("where", {valid.expr, part("equal", "sum", 0).expr, k(-1)});
+  std::vector<Expr> view;
+  std::vector<StructInfo> viewInfo;
+  for (const Value& v : {part("less", "prod", 1), n, part("greater", "prod", 1)}) {
+    Value one = c.op("reshape", {v.expr, make<ShapeExpr>(std::vector<PrimExpr>{intImm(1)})});
+    view.push_back(one.expr);
+    viewInfo.push_back(one.sinfo);
+  }
+  Value viewShape =
+      c.op("concat", {make<Tuple>(view, tupleSInfo(viewInfo))}, {{"axis", int64_t(0)}});
+  auto dimsVars = c.runtimeShape(viewShape, c.node.output(0) + "_view");
+  Value x = c.op("reshape", {c.expr(0), make<ShapeExpr>(dimsVars)});
+  x = c.op("cumsum", {x.expr},
+           {{"axis", int64_t(1)},
+            {"exclusive", c.attrInt("exclusive", 0) != 0},
+            {"reverse", c.attrInt("reverse", 0) != 0}});
+  c.output(0, c.op("reshape", {x.expr, make<ShapeExpr>(shape)}));
+}
+
 } // namespace
 
 void addIndexConverters(ConverterTable& t) {
@@ -324,19 +380,35 @@ void addIndexConverters(ConverterTable& t) {
                                     {{"subscripts", expandEllipsis(c, c.attrString("equation"))}}));
                  },
                  {"equation"}};
-  t["Trilu"] = {
-      [](NodeContext& c) {
-        int64_t k = 0;
-        if (c.has(1)) {
-          auto v = c.constInts(1, "Trilu k");
-          if (v.size() != 1)
-            c.unsupported("k must hold one value");
-          k = v[0];
-        }
-        c.output(0, c.op("trilu", {c.expr(0)}, {{"k", k}, {"upper", c.attrInt("upper", 1) != 0}}));
-      },
-      {"upper"}};
+  t["Trilu"] = {[](NodeContext& c) {
+                  bool upper = c.attrInt("upper", 1) != 0;
+                  if (c.has(1) && !c.constant(1)) {
+                    // k computed at run time: a 0-d operand the kernel reads.
+                    auto* kt = as<TensorSInfo>(c.value(1).sinfo);
+                    if (!kt || !kt->dtype.isIntegral() || kt->ndim < 0 || kt->ndim > 1 ||
+                        (kt->ndim == 1 && (!kt->shape || !isConstInt((*kt->shape)[0], 1))))
+                      c.unsupported("k must be an integer scalar (or a 1-element 1-D tensor)");
+                    Expr k = c.expr(1);
+                    if (kt->ndim == 1)
+                      k = c.op("reshape", {k, make<ShapeExpr>(std::vector<PrimExpr>{})}).expr;
+                    c.output(0, c.op("trilu", {c.expr(0), k}, {{"upper", upper}}));
+                    return;
+                  }
+                  int64_t k = 0;
+                  if (c.has(1)) {
+                    auto v = c.constInts(1, "Trilu k");
+                    if (v.size() != 1)
+                      c.unsupported("k must hold one value");
+                    k = v[0];
+                  }
+                  c.output(0, c.op("trilu", {c.expr(0)}, {{"k", k}, {"upper", upper}}));
+                },
+                {"upper"}};
   t["CumSum"] = {[](NodeContext& c) {
+                   if (!c.constant(1)) {
+                     cumsumRuntimeAxis(c);
+                     return;
+                   }
                    auto v = c.constInts(1, "CumSum axis");
                    if (v.size() != 1)
                      c.unsupported("axis must hold one value");

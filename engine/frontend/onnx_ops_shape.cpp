@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numbers>
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
@@ -943,14 +944,41 @@ void convertTile(NodeContext& c) {
   c.output(0, c.op("reshape", {x.expr, shapeExpr(out)}));
 }
 
+/// A window whose size is computed at run time: the length is a fresh shape
+/// variable bound from the size value, and the formula of convertWindow is
+/// evaluated by graph operators in float64 over arange(length), then cast.
+void convertWindowRuntime(NodeContext& c, DataType dt, bool periodic, double a0, double a1,
+                          double a2) {
+  auto* st = as<TensorSInfo>(c.value(0).sinfo);
+  if (!st || !st->dtype.isIntegral() || st->ndim < 0 || st->ndim > 1 ||
+      (st->ndim == 1 && (!st->shape || !isConstInt((*st->shape)[0], 1))))
+    c.unsupported("the window's size must be an integer scalar");
+  DataType f64 = DataType::Float(64);
+  auto k = [&](double v) { return NodeContext::scalar(v, f64).expr; };
+  auto bin = [&](const char* op, const Value& a, Expr b) { return c.op(op, {a.expr, b}); };
+  Value size = c.op("astype", {c.expr(0)}, {{"dtype", DataType::Int64()}});
+  // A negative size is refused by the executor when it reads the length.
+  PrimExpr n = c.runtimeShape(c.op("reshape", {size.expr, shapeExpr({intImm(1)})}),
+                              c.node.output(0) + "_len")[0];
+  Value d = c.op("astype", {c.op("reshape", {size.expr, shapeExpr({})}).expr}, {{"dtype", f64}});
+  if (!periodic)
+    d = bin("subtract", d, k(1));
+  Value i = c.op("astype", {iota(c, n).expr}, {{"dtype", f64}});
+  // x = 2 pi i / D, 0 when D <= 0 (a symmetric window of length 1).
+  Value x = bin("divide", bin("multiply", i, k(2 * std::numbers::pi)), d.expr);
+  x = c.op("where", {bin("greater", d, k(0)).expr, x.expr, k(0)});
+  Value w = c.op("subtract", {k(a0), bin("multiply", c.op("cos", {x.expr}), k(a1)).expr});
+  if (a2 != 0)
+    w = bin("add", w, bin("multiply", c.op("cos", {bin("multiply", x, k(2)).expr}), k(a2)).expr);
+  c.output(0, c.op("astype", {w.expr}, {{"dtype", dt}}));
+}
+
 /// Hann/Hamming/Blackman windows of a size known at import time (an
-/// initializer, a Constant, or a specialized input): a constant tensor,
+/// initializer, a Constant): a constant tensor,
 /// w[n] = a0 - a1 cos(2 pi n / D) + a2 cos(4 pi n / D) with D = size
-/// (periodic=1) or size - 1 (periodic=0), computed in double.
+/// (periodic=1) or size - 1 (periodic=0), computed in double. A size
+/// computed at run time goes through convertWindowRuntime.
 void convertWindow(NodeContext& c, double a0, double a1, double a2) {
-  int64_t n = static_cast<int64_t>(c.constScalar(0, "the window's size"));
-  if (n < 0)
-    c.unsupported("negative window size");
   auto dt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
   if (!dt)
     c.unsupported("output_datatype " + std::to_string(c.attrInt("output_datatype", 1)) +
@@ -958,6 +986,13 @@ void convertWindow(NodeContext& c, double a0, double a1, double a2) {
   if (dt->isFloat() && dt->bits == 16)
     c.unsupported("a float16 window is not supported");
   bool periodic = c.attrInt("periodic", 1) != 0;
+  if (!c.constant(0)) {
+    convertWindowRuntime(c, *dt, periodic, a0, a1, a2);
+    return;
+  }
+  int64_t n = static_cast<int64_t>(c.constScalar(0, "the window's size"));
+  if (n < 0)
+    c.unsupported("negative window size");
   double d = static_cast<double>(periodic ? n : n - 1);
   const double pi = 3.14159265358979323846;
   Tensor w(*dt, {n});

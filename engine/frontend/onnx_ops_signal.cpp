@@ -12,12 +12,14 @@
 //   inverse: Re = (xr C - xi S)/L,  Im = (xr S + xi C)/L
 // with C = cos(2 pi n k / L), S = sin(2 pi n k / L). This costs O(N K) per
 // output instead of an FFT's O(log L), which is fine for the short
-// transforms models apply (STFT frames, small spectra). Lengths must be
-// known at import time (they fix the output shape).
+// transforms models apply (STFT frames, small spectra). DFT's lengths must
+// be known at import time (they fix the output shape).
 //
 // STFT gathers the frames with a constant index table (frames, frame_length)
 // along the signal axis, multiplies by the window (rectangular when absent)
-// and applies the DFT above to each frame.
+// and applies the DFT above to each frame. A frame_step or frame_length
+// computed at run time makes the frame count (and the frame length) fresh
+// shape variables and the tables run-time computations (convertSTFTRuntime).
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -26,6 +28,7 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/ir/arith.h"
 
 namespace unity::frontend::detail {
 
@@ -148,6 +151,130 @@ void convertDFT(NodeContext& c) {
   c.output(0, complexOut(c, fromLast(re), fromLast(im)));
 }
 
+/// Input i, an integer scalar (rank 0, or one element of rank 1), as a 0-d
+/// int64 tensor.
+Value int64Scalar(NodeContext& c, int i, const std::string& what) {
+  auto* t = as<TensorSInfo>(c.value(i).sinfo);
+  if (!t || !t->dtype.isIntegral() || t->ndim < 0 || t->ndim > 1 ||
+      (t->ndim == 1 && (!t->shape || !isConstInt((*t->shape)[0], 1))))
+    c.unsupported(what + " must be an integer scalar");
+  Value v = c.op("astype", {c.expr(i)}, {{"dtype", DataType::Int64()}});
+  return c.op("reshape", {v.expr, make<ShapeExpr>(std::vector<PrimExpr>{})});
+}
+
+/// A 0-d int64 tensor as a fresh shape variable named `hint`_0 (a negative
+/// value is refused by the executor when it reads it); `known`, when given,
+/// is checked against it at run time instead.
+PrimExpr lengthVar(NodeContext& c, const Value& scalar, const std::string& hint,
+                   std::optional<PrimExpr> known = std::nullopt) {
+  Value one = c.op("reshape", {scalar.expr, make<ShapeExpr>(std::vector<PrimExpr>{intImm(1)})});
+  std::vector<PrimExpr> k;
+  if (known)
+    k.push_back(*known);
+  return c.runtimeShape(one, hint, k)[0];
+}
+
+/// (Re, Im) of the forward DFT of length L along the last axis of xr (+ i xi)
+/// with L known only at run time (`len`, a shape variable, and `lenT`, its
+/// 0-d int64 tensor): the cos/sin matrices of convertDFT are computed by
+/// graph operators, in float64 like the constant ones, then cast to dt.
+std::pair<Value, Value> dftRuntimeLength(NodeContext& c, const Value& xr,
+                                         const std::optional<Value>& xi, const PrimExpr& len,
+                                         const Value& lenT, bool onesided, DataType dt) {
+  PrimExpr k = onesided ? arith::simplify(floordiv(len, intImm(2)) + intImm(1)) : len;
+  DataType f64 = DataType::Float(64);
+  auto shape = [](std::vector<PrimExpr> d) { return make<ShapeExpr>(std::move(d)); };
+  Value n = c.op("reshape", {c.op("arange", {shape({len})}).expr, shape({len, intImm(1)})});
+  Value j = c.op("reshape", {c.op("arange", {shape({k})}).expr, shape({intImm(1), k})});
+  Value nj = c.op("mod", {c.op("multiply", {n.expr, j.expr}).expr, lenT.expr}); // (L, K)
+  Value turn = c.op("divide", {NodeContext::scalar(2 * std::numbers::pi, f64).expr,
+                               c.op("astype", {lenT.expr}, {{"dtype", f64}}).expr});
+  Value angle = c.op("multiply", {c.op("astype", {nj.expr}, {{"dtype", f64}}).expr, turn.expr});
+  auto table = [&](const char* fn) {
+    return c.op("astype", {c.op(fn, {angle.expr}).expr}, {{"dtype", dt}});
+  };
+  Value cosT = table("cos"), sinT = table("sin");
+  auto mm = [&](const Value& x, const Value& m) { return c.op("matmul", {x.expr, m.expr}); };
+  Value re = mm(xr, cosT);
+  Value im = c.op("negative", {mm(xr, sinT).expr});
+  if (xi) {
+    re = c.op("add", {re.expr, mm(*xi, sinT).expr});
+    im = c.op("add", {im.expr, mm(*xi, cosT).expr});
+  }
+  return {re, im};
+}
+
+/// STFT whose frame_step or frame_length is computed at run time. The
+/// number of frames, (signal length - frame_length) / frame_step + 1, is a
+/// fresh shape variable (-1, refused by the executor, when the step is not
+/// positive or the frame does not fit the signal); so is the frame length
+/// when it is not fixed by a window or a constant, and the DFT matrices are
+/// then computed at run time too (dftRuntimeLength). The frame index table
+/// is arange(frames) * step + arange(frame_length).
+void convertSTFTRuntime(NodeContext& c, int64_t sigLen, DataType dt, bool onesided) {
+  DataType i64 = DataType::Int64();
+  auto k = [&](int64_t v) { return NodeContext::scalar(static_cast<double>(v), i64).expr; };
+  auto bin = [&](const char* op, const Value& a, Expr b) { return c.op(op, {a.expr, b}); };
+  auto shape = [](std::vector<PrimExpr> d) { return make<ShapeExpr>(std::move(d)); };
+  std::string out = c.node.output(0);
+  Value step = int64Scalar(c, 1, "STFT's frame_step");
+  PrimExpr len;
+  std::optional<Value> lenT;
+  if (c.has(2)) {
+    if (c.rank(2) != 1)
+      c.unsupported("window must be 1-D");
+    auto w = asConstInt(c.shape(2)[0]);
+    if (!w)
+      c.unsupported("STFT needs a static window length");
+    len = intImm(*w);
+    if (c.has(3) && c.constant(3) && c.constScalar(3, "STFT's frame_length") != double(*w))
+      c.unsupported("frame_length differs from the window's length");
+    if (c.has(3) && !c.constant(3)) // checked against the window when the executor reads it
+      lengthVar(c, int64Scalar(c, 3, "STFT's frame_length"), out + "_frame_length", len);
+  } else if (!c.has(3)) {
+    c.unsupported("STFT needs frame_length or a window");
+  } else if (c.constant(3)) {
+    double v = c.constScalar(3, "STFT's frame_length");
+    if (!(v >= 1 && v <= double(1 << 30)))
+      c.unsupported("STFT's frame_length must be in [1, 2^30]");
+    len = intImm(static_cast<int64_t>(v));
+  } else {
+    lenT = int64Scalar(c, 3, "STFT's frame_length");
+    len = lengthVar(c, *lenT, out + "_frame_length");
+  }
+  if (auto l = asConstInt(len); l && *l > sigLen)
+    c.unsupported("frame_length must be at most the signal length");
+  if (!lenT)
+    lenT = NodeContext::scalar(static_cast<double>(*asConstInt(len)), i64);
+  Value ok = c.op("logical_and", {bin("greater_equal", step, k(1)).expr,
+                                  c.op("logical_and", {bin("greater_equal", *lenT, k(1)).expr,
+                                                       bin("less_equal", *lenT, k(sigLen)).expr})
+                                      .expr});
+  Value span = c.op("subtract", {k(sigLen), lenT->expr});
+  Value count = bin("add", bin("floor_divide", span, bin("maximum", step, k(1)).expr), k(1));
+  PrimExpr frames = lengthVar(c, c.op("where", {ok.expr, count.expr, k(-1)}), out + "_frames");
+  Value starts =
+      c.op("reshape", {c.op("arange", {shape({frames})}).expr, shape({frames, intImm(1)})});
+  Value offs = c.op("reshape", {c.op("arange", {shape({len})}).expr, shape({intImm(1), len})});
+  Value table = c.op("add", {bin("multiply", starts, step.expr).expr, offs.expr}); // (F, L)
+  auto [xr, xi] = parts(c, 0); // (batch, length)
+  if (onesided && xi)
+    c.unsupported("onesided=1 needs a real signal");
+  auto frame = [&](const Value& x) {
+    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
+    if (c.has(2))
+      f = c.op("multiply", {f.expr, c.expr(2)});
+    return f;
+  };
+  std::optional<Value> fi;
+  if (xi)
+    fi = frame(*xi);
+  auto l = asConstInt(len);
+  auto [re, im] = l ? dftLastAxis(c, frame(xr), fi, *l, *l, onesided, false, dt)
+                    : dftRuntimeLength(c, frame(xr), fi, len, *lenT, onesided, dt);
+  c.output(0, complexOut(c, re, im));
+}
+
 void convertSTFT(NodeContext& c) {
   if (c.rank(0) != 3)
     c.unsupported("signal must have shape (batch, length, 1 or 2)");
@@ -157,6 +284,10 @@ void convertSTFT(NodeContext& c) {
   auto sigLen = asConstInt(c.shape(0)[1]);
   if (!sigLen)
     c.unsupported("STFT needs a static signal length");
+  if (!c.constant(1) || (c.has(3) && !c.constant(3))) {
+    convertSTFTRuntime(c, *sigLen, dt, c.attrInt("onesided", 1) != 0);
+    return;
+  }
   auto length = [&](int i, const char* what) {
     double v = c.constScalar(i, what);
     if (!(v >= 1 && v <= double(1 << 30)))
@@ -209,57 +340,102 @@ void convertSTFT(NodeContext& c) {
 /// edges spaced evenly on the mel scale between the edge frequencies
 /// (float32 mel arithmetic, then float64 as numpy promotes it), mapped to
 /// spectrogram bins floor((dft_length + 1) * hz / sample_rate); triangle
-/// filters rising from edge i to i + 1 and falling to i + 2. num_mel_bins
-/// and dft_length fix the output shape and must be known at import time;
-/// the sample rate and the edge frequencies are read at run time.
+/// filters rising from edge i to i + 1 and falling to i + 2. The sample rate
+/// and the edge frequencies are read at run time. num_mel_bins and
+/// dft_length fix the output shape (dft_length / 2 + 1, num_mel_bins): known
+/// at import time, the index tables are constants; computed at run time,
+/// each is a fresh shape variable bound from its value and the tables are
+/// arange's of it.
 void convertMelWeightMatrix(NodeContext& c) {
-  double mels = c.constScalar(0, "MelWeightMatrix's num_mel_bins");
-  double dftLen = c.constScalar(1, "MelWeightMatrix's dft_length");
-  if (!(mels >= 1 && mels <= 1 << 16 && dftLen >= 1 && dftLen <= 1 << 24))
-    c.unsupported("num_mel_bins must be in [1, 2^16] and dft_length in [1, 2^24]");
-  int64_t m = static_cast<int64_t>(mels), len = static_cast<int64_t>(dftLen);
-  int64_t bins = len / 2 + 1;
-  c.checkTableSize(double(m) * double(bins), "the mel weight matrix");
+  DataType f64 = DataType::Float(64), i64 = DataType::Int64();
+  auto k = [](double v, DataType dt) { return NodeContext::scalar(v, dt).expr; };
+  auto shape = [](std::vector<PrimExpr> d) { return make<ShapeExpr>(std::move(d)); };
+  // A count: its shape expression, its value as a float64 0-d tensor, and
+  // whether it was known at import time.
+  struct Count {
+    PrimExpr dim;
+    Expr f64;
+    bool known;
+  };
+  auto count = [&](int i, const char* what, double max) {
+    if (c.constant(i)) {
+      double v = c.constScalar(i, what);
+      if (!(v >= 1 && v <= max))
+        c.unsupported(std::string(what) + " must be in [1, " + std::to_string(int64_t(max)) + "]");
+      return Count{intImm(static_cast<int64_t>(v)), k(std::floor(v), f64), true};
+    }
+    Value v = int64Scalar(c, i, what);
+    // 0 or negative is refused when the executor reads the value (-1).
+    Value pos =
+        c.op("where", {c.op("greater_equal", {v.expr, k(1, i64)}).expr, v.expr, k(-1, i64)});
+    PrimExpr d = lengthVar(c, pos, c.node.output(0) + (i == 0 ? "_mel_bins" : "_dft_length"));
+    return Count{d, c.op("astype", {v.expr}, {{"dtype", f64}}).expr, false};
+  };
+  Count m = count(0, "MelWeightMatrix's num_mel_bins", 1 << 16);
+  Count len = count(1, "MelWeightMatrix's dft_length", 1 << 24);
+  PrimExpr bins = arith::simplify(floordiv(len.dim, intImm(2)) + intImm(1));
+  if (auto cm = asConstInt(m.dim), cb = asConstInt(bins); cm && cb)
+    c.checkTableSize(double(*cm) * double(*cb), "the mel weight matrix");
   auto odt = dtypeFromOnnx(static_cast<int>(c.attrInt("output_datatype", 1)));
   if (!odt || !odt->isFloat())
     c.unsupported("output_datatype must be a floating-point type");
-  DataType ft = c.dtype(3), f64 = DataType::Float(64);
+  DataType ft = c.dtype(3);
   if (!ft.isFloat() || !(c.dtype(4) == ft))
     c.unsupported("the edge frequencies must be floating-point of one type");
-  auto k = [](double v, DataType dt) { return NodeContext::scalar(v, dt).expr; };
   auto op2 = [&](const char* name, const Value& a, Expr b) { return c.op(name, {a.expr, b}); };
+  // 0, 1, ..., n - 1 as float64: a constant table when n is known.
+  auto iotaF64 = [&](const PrimExpr& n, std::vector<PrimExpr> as) {
+    if (auto cn = asConstInt(n)) {
+      std::vector<int64_t> dims;
+      for (auto& d : as)
+        dims.push_back(*asConstInt(d));
+      Tensor t(f64, dims);
+      for (int64_t i = 0; i < *cn; ++i)
+        t.setDouble(i, double(i));
+      return NodeContext::constant(std::move(t));
+    }
+    Value v = c.op("astype", {c.op("arange", {shape({n})}).expr}, {{"dtype", f64}});
+    return c.op("reshape", {v.expr, shape(std::move(as))});
+  };
   auto toMel = [&](int i) { // 2595 * log10(1 + f / 700), in the input's type
     Value v = op2("divide", c.in(i), k(700, ft));
     v = c.op("log", {op2("add", v, k(1, ft)).expr});
     return op2("multiply", v, k(2595 / std::log(10.0), ft));
   };
   Value lo = toMel(3), hi = toMel(4);
-  Value step = op2("divide", op2("subtract", hi, lo.expr), k(double(m + 2), ft));
+  Value step;
+  if (m.known) {
+    step = op2("divide", op2("subtract", hi, lo.expr), k(double(*asConstInt(m.dim) + 2), ft));
+  } else {
+    Value parts = c.op("astype", {c.op("add", {m.f64, k(2, f64)}).expr}, {{"dtype", ft}});
+    step = op2("divide", op2("subtract", hi, lo.expr), parts.expr);
+  }
   step = c.op("astype", {step.expr}, {{"dtype", f64}});
   Value lo64 = c.op("astype", {lo.expr}, {{"dtype", f64}});
-  Tensor idx(f64, {m + 2});
-  for (int64_t i = 0; i < m + 2; ++i)
-    idx.setDouble(i, double(i));
-  Value mel =
-      op2("add", op2("multiply", step, NodeContext::constant(std::move(idx)).expr), lo64.expr);
+  PrimExpr edgesN = arith::simplify(m.dim + intImm(2));
+  Value mel = op2("add", op2("multiply", step, iotaF64(edgesN, {edgesN}).expr), lo64.expr);
   // 700 * (10^(mel / 2595) - 1)
   Value hz = c.op("exp", {op2("multiply", mel, k(std::log(10.0) / 2595, f64)).expr});
   hz = op2("multiply", op2("subtract", hz, k(1, f64)), k(700, f64));
   Value rate = c.op("astype", {c.expr(2)}, {{"dtype", f64}});
-  Value edge =
-      c.op("floor", {op2("divide", op2("multiply", hz, k(double(len + 1), f64)), rate.expr).expr});
+  Expr lenPlus1 =
+      len.known ? k(double(*asConstInt(len.dim) + 1), f64) : c.op("add", {len.f64, k(1, f64)}).expr;
+  Value edge = c.op("floor", {op2("divide", op2("multiply", hz, lenPlus1), rate.expr).expr});
   auto edges = [&](int64_t from) { // edge[from : from + m] as (1, m)
-    Value e = c.op("strided_slice", {edge.expr},
-                   {{"axes", std::vector<int64_t>{0}},
-                    {"begin", std::vector<int64_t>{from}},
-                    {"end", std::vector<int64_t>{from + m}}});
+    Value e;
+    if (auto cm = asConstInt(m.dim)) {
+      e = c.op("strided_slice", {edge.expr},
+               {{"axes", std::vector<int64_t>{0}},
+                {"begin", std::vector<int64_t>{from}},
+                {"end", std::vector<int64_t>{from + *cm}}});
+    } else {
+      Value at = c.op("add", {c.op("arange", {shape({m.dim})}).expr, k(double(from), i64)});
+      e = c.op("take", {edge.expr, at.expr}, {{"axis", int64_t(0)}});
+    }
     return c.op("expand_dims", {e.expr}, {{"axis", std::vector<int64_t>{0}}});
   };
   Value l = edges(0), ce = edges(1), h = edges(2);
-  Tensor jt(f64, {bins, 1});
-  for (int64_t j = 0; j < bins; ++j)
-    jt.setDouble(j, double(j));
-  Expr j = NodeContext::constant(std::move(jt)).expr;
+  Expr j = iotaF64(bins, {bins, intImm(1)}).expr;
   auto ge = [&](Expr a, const Value& b) { return c.op("greater_equal", {a, b.expr}); };
   auto land = [&](const Value& a, const Value& b) { return c.op("logical_and", {a.expr, b.expr}); };
   // Rising: l <= j <= c, (j - l) / (c - l) (1 at j = c when c == l).

@@ -149,6 +149,12 @@ StructInfo deduceTrilu(const Call& call, const DeduceContext& ctx) {
   const TensorSInfo& x = tensorArg(call, ctx, 0);
   if (x.ndim >= 0 && x.ndim < 2)
     fail(call, ctx, fmt::format("requires rank >= 2, got rank {}", x.ndim));
+  if (call.args.size() > 1) { // k read at run time (the attribute is then unused)
+    const TensorSInfo& k = tensorArg(call, ctx, 1);
+    requireIndices(call, ctx, k, "k");
+    if (k.ndim > 0)
+      fail(call, ctx, fmt::format("k must be a scalar (rank 0), got rank {}", k.ndim));
+  }
   return call.args[0]->sinfo;
 }
 
@@ -351,12 +357,13 @@ void registerIndexOps() {
               "one-hot encoding; negative indices count from depth"});
   registerOp({"trilu",
               1,
-              1,
+              2,
               OpPattern::Injective,
-              {{"k", Type::Int, false, int64_t(0), "diagonal offset"},
+              {{"k", Type::Int, false, int64_t(0), "diagonal offset (when no k operand)"},
                {"upper", Type::Bool, false, true, "keep the upper (else lower) triangle"}},
               deduceTrilu,
-              "zero the elements outside a triangle of the last two dims"});
+              "zero the elements outside a triangle of the last two dims; an optional "
+              "integer scalar operand gives k at run time"});
   registerOp({"cumsum",
               1,
               1,

@@ -190,6 +190,12 @@ RefValue trilu(const OpCall& c) {
   if (x.ndim() < 2)
     c.fail("requires rank >= 2");
   int64_t k = c.attrInt("k");
+  if (c.args.size() > 1) { // k given as a 0-d operand
+    const Tensor& kt = c.tensor(1);
+    if (kt.numel() != 1)
+      c.fail("k must hold one value");
+    k = static_cast<int64_t>(kt.getDouble(0));
+  }
   bool upper = c.attrBool("upper");
   Tensor out(x.dtype(), x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {

@@ -255,6 +255,8 @@ Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, do
 /// Keeps the elements with col - row >= k (upper) or <= k (lower) of the
 /// last two dims, zero elsewhere.
 Tensor trilu(const Tensor& x, int64_t k, bool upper, const std::string& name = "T_trilu");
+/// trilu with the diagonal offset read from an integer 0-d tensor `k`.
+Tensor trilu(const Tensor& x, const Tensor& k, bool upper, const std::string& name = "T_trilu");
 /// Running sum along axis (a reduction per element, O(n^2) on that axis).
 Tensor cumsum(const Tensor& x, int axis, bool exclusive = false, bool reverse = false,
               const std::string& name = "T_cumsum");

@@ -2,6 +2,7 @@
 // cumsum, topk, nll_loss, isnan/isinf. Index reads normalize negative
 // indices (count from the end) and clamp, so every load stays in bounds.
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "engine/te/topi_util.h"
@@ -99,7 +100,12 @@ Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, do
       name);
 }
 
-Tensor trilu(const Tensor& x, int64_t k, bool upper, const std::string& name) {
+namespace {
+
+/// Keeps x where column - row >= k (upper) or <= k (lower); k an int64
+/// expression (a constant, or a load of the 0-d k operand).
+Tensor triluWith(const Tensor& x, const std::function<PrimExpr()>& k, bool upper,
+                 const std::string& name) {
   requireDefined(x, name, "input");
   int n = x.ndim();
   if (n < 2)
@@ -108,10 +114,25 @@ Tensor trilu(const Tensor& x, int64_t k, bool upper, const std::string& name) {
       x.shape(),
       [&](const std::vector<PrimExpr>& i) {
         PrimExpr d = ir::cast(DataType::Int64(), i[n - 1]) - ir::cast(DataType::Int64(), i[n - 2]);
-        PrimExpr keep = upper ? ge(d, i64(k)) : le(d, i64(k));
+        PrimExpr keep = upper ? ge(d, k()) : le(d, k());
         return select(keep, x(i), cst(x.dtype(), 0));
       },
       name);
+}
+
+} // namespace
+
+Tensor trilu(const Tensor& x, int64_t k, bool upper, const std::string& name) {
+  return triluWith(
+      x, [k] { return i64(k); }, upper, name);
+}
+
+Tensor trilu(const Tensor& x, const Tensor& k, bool upper, const std::string& name) {
+  requireDefined(k, name, "k");
+  if (k.ndim() != 0 || !k.dtype().isIntegral())
+    fail(name, "k must be an integer scalar (rank 0)");
+  return triluWith(
+      x, [&k] { return ir::cast(DataType::Int64(), k({})); }, upper, name);
 }
 
 Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse, const std::string& name) {

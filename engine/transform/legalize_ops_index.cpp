@@ -72,6 +72,8 @@ void addIndexLegalizations(std::map<std::string, LegalizeFn>& t) {
                              a.attrFloat("off_value"), *dt)};
   };
   t["trilu"] = [](const LegalizeArgs& a) {
+    if (a.inputs.size() > 1) // k given at run time as a 0-d operand
+      return Outs{topi::trilu(a.inputs[0], a.inputs[1], a.attrBool("upper"))};
     return Outs{topi::trilu(a.inputs[0], a.attrInt("k"), a.attrBool("upper"))};
   };
   t["cumsum"] = [](const LegalizeArgs& a) {
