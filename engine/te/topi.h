@@ -232,6 +232,11 @@ struct ResizeParams {
   /// normalized coordinates, and the value of positions outside the input.
   std::vector<double> roi;
   double extrapolationValue = 0;
+  /// Run-time coordinate parameters, a 1-D float tensor read by the kernel
+  /// (undefined = none): with tf_crop_and_resize the crop box (4 values,
+  /// replacing `roi`), otherwise the scales (height, width) replacing
+  /// scaleH / scaleW.
+  Tensor params;
 };
 /// The general resize (see topi_transform.cpp for the formulas).
 Tensor resize2d(const Tensor& x, ir::PrimExpr outH, ir::PrimExpr outW, const ResizeParams& p,
