@@ -255,7 +255,8 @@ Tensor gatherND(const Tensor& x, const Tensor& indices, int batchDims = 0,
                 const std::string& name = "T_gather_nd");
 /// A new axis of size depth at `axis`: onValue where it equals the index
 /// (negative indices count from depth), offValue elsewhere.
-Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, double offValue,
+/// depth: a constant >= 1 or a symbolic extent (an integer expression).
+Tensor oneHot(const Tensor& indices, ir::PrimExpr depth, int axis, double onValue, double offValue,
               DataType dtype, const std::string& name = "T_one_hot");
 /// Keeps the elements with col - row >= k (upper) or <= k (lower) of the
 /// last two dims, zero elsewhere.
