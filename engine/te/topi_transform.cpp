@@ -445,7 +445,8 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string
 
 // Resize: per output position and axis, a source coordinate (computed in
 // float64, as the ONNX reference does) from the coordinate mode and the
-// axis' scale (output / input: the given one, else out / in), then
+// axis' scale (output / input: the given one, read from the run-time
+// parameters when there are any, else out / in), then
 //  - nearest: the rounded coordinate;
 //  - linear: the two neighbours floor(c), floor(c) + 1 weighted 1 - t, t;
 //  - cubic: the four neighbours floor(c) - 1 .. floor(c) + 2 weighted by
@@ -453,8 +454,9 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string
 //    cubicExclude the weights of neighbours outside the input are dropped
 //    and the rest renormalized.
 // Reads clamp to the input (edge extension), both axes are separable.
-// tf_crop_and_resize maps into the crop box `roi` instead, and positions
-// that fall outside the input take the extrapolation value.
+// tf_crop_and_resize maps into the crop box (`roi`, or the run-time
+// parameters) instead, and positions that fall outside the input take the
+// extrapolation value.
 Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParams& p,
                 const std::string& name) {
   requireDefined(x, name, "input");
