@@ -600,12 +600,14 @@ void convertResize(NodeContext& c, bool upsample) {
       ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" && ctm != "tf_crop_and_resize")
     c.unsupported("coordinate_transformation_mode='" + ctm + "' is not supported");
   // A run-time float input of `n` values: the elements `pick` of it (the
-  // H and W entries), taken out at run time.
+  // H and W entries, or all n in order), taken out at run time.
   auto runtimeFloats = [&](int i, int64_t n, const char* what, std::vector<int64_t> pick) {
     auto* t = as<TensorSInfo>(c.value(i).sinfo);
     if (!t || t->ndim != 1 || !t->shape || !isConstInt((*t->shape)[0], n) || !t->dtype.isFloat())
       c.unsupported(std::string(what) + " computed at run time must be a 1-D float tensor of " +
                     std::to_string(n) + " values");
+    if (static_cast<int64_t>(pick.size()) == n)
+      return c.in(i); // all of it, in order
     Tensor at(DataType::Int64(), {static_cast<int64_t>(pick.size())});
     for (size_t k = 0; k < pick.size(); ++k)
       at.setDouble(static_cast<int64_t>(k), static_cast<double>(pick[k]));
