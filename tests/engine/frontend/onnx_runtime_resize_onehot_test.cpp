@@ -153,6 +153,14 @@ TEST(OnnxRuntimeOperands, ResizeNearestWithRunTimeScalesOfASymbolicInput) {
   } catch (const Error& e) {
     EXPECT_NE(e.message().find("rs"), std::string::npos) << e.message();
   }
+  // A negative scale gives a negative size: an error naming the node too.
+  try {
+    exe->runTensors({image(1, 1, 3, 4), typed(DataType::Float32(), {4}, {1, 1, -1, 1})});
+    FAIL() << "a negative scale was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("rs"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("negative"), std::string::npos) << e.message();
+  }
 }
 
 // tf_crop_and_resize with the crop box given at run time and constant sizes:
