@@ -9,11 +9,13 @@
 // (CumSum's axis, Trilu's k, TopK's K, OneHot's depth) are attributes when
 // known at import time. Computed at run time, Trilu's k is a 0-d operand of
 // the trilu kernel, CumSum's axis picks an (outer, n, inner) view of x (see
-// cumsumRuntimeAxis), and a K is a data-dependent extent (onnx_ops_datadep.cpp).
+// cumsumRuntimeAxis), OneHot's depth becomes a fresh shape variable, and a K
+// is a data-dependent extent (onnx_ops_datadep.cpp).
 //
 // Compositions are exact: Hardmax = one_hot(argmax), SoftmaxCrossEntropyLoss =
 // nll_loss(log_softmax(scores, axis 1)), EyeLike of a static shape is a constant.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "engine/frontend/onnx_convert.h"
@@ -81,10 +83,34 @@ void convertHardmax(NodeContext& c) {
   c.output(0, c.op("reshape", {y.expr, make<ShapeExpr>(shape)}));
 }
 
+/// OneHot: a constant depth becomes the op's attribute; a depth computed at
+/// run time (any numeric type, truncated to an integer as the ONNX
+/// reference does) a fresh shape variable bound when the executor reads it,
+/// passed as the op's shape operand.
 void convertOneHot(NodeContext& c) {
-  std::vector<int64_t> depthV = c.constInts(1, "OneHot depth");
-  if (depthV.size() != 1)
-    c.unsupported("depth must hold one value");
+  std::optional<int64_t> depth; // constant depth, else depthShape
+  Expr depthShape;
+  if (c.constant(1)) {
+    std::vector<int64_t> depthV = c.constInts(1, "OneHot depth");
+    if (depthV.size() != 1)
+      c.unsupported("depth must hold one value");
+    if (depthV[0] < 1)
+      c.unsupported("depth must be >= 1, got " + std::to_string(depthV[0]));
+    depth = depthV[0];
+  } else {
+    auto dshape = c.shape(1);
+    if (dshape.size() > 1 || (dshape.size() == 1 && !isConstInt(dshape[0], 1)))
+      c.unsupported("depth must hold one value");
+    Value d = c.op("reshape", {c.expr(1), make<ShapeExpr>(std::vector<PrimExpr>{intImm(1)})});
+    if (!(c.dtype(1) == DataType::Int64()))
+      d = c.op("astype", {d.expr}, {{"dtype", DataType::Int64()}});
+    depthShape = make<ShapeExpr>(c.runtimeShape(d, c.node.input(1)));
+  }
+  auto oneHot = [&](const Expr& idx, Attrs a) {
+    if (depth)
+      return c.op("one_hot", {idx}, a.with("depth", *depth));
+    return c.op("one_hot", {idx, depthShape}, std::move(a));
+  };
   const Tensor* values = c.constant(2);
   Expr idx = c.expr(0);
   if (!c.dtype(0).isIntegral())
@@ -100,23 +126,19 @@ void convertOneHot(NodeContext& c) {
       at.setDouble(0, static_cast<double>(i));
       return c.op("take", {c.expr(2), NodeContext::constant(at).expr}, {{"axis", int64_t(0)}});
     };
-    Value mask = c.op("one_hot", {idx},
-                      {{"depth", depthV[0]},
-                       {"axis", c.attrInt("axis", -1)},
-                       {"on_value", 1.0},
-                       {"off_value", 0.0},
-                       {"dtype", DataType::Bool()}});
+    Value mask = oneHot(idx, {{"axis", c.attrInt("axis", -1)},
+                              {"on_value", 1.0},
+                              {"off_value", 0.0},
+                              {"dtype", DataType::Bool()}});
     c.output(0, c.op("where", {mask.expr, pick(1).expr, pick(0).expr}));
     return;
   }
   if (values->numel() != 2)
     c.unsupported("values must hold [off_value, on_value]");
-  c.output(0, c.op("one_hot", {idx},
-                   {{"depth", depthV[0]},
-                    {"axis", c.attrInt("axis", -1)},
-                    {"on_value", values->getDouble(1)},
-                    {"off_value", values->getDouble(0)},
-                    {"dtype", values->dtype()}}));
+  c.output(0, oneHot(idx, {{"axis", c.attrInt("axis", -1)},
+                           {"on_value", values->getDouble(1)},
+                           {"off_value", values->getDouble(0)},
+                           {"dtype", values->dtype()}}));
 }
 
 void convertEyeLike(NodeContext& c) {

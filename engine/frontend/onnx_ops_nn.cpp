@@ -12,6 +12,7 @@
 // normalizes over the whole trailing block; from 13 on it is per-axis
 // (default -1). 1-D pooling runs as 2-D pooling over a unit height, 3-D
 // pooling uses the NCDHW pooling ops.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -578,7 +579,9 @@ void convertLRN(NodeContext& c) {
 /// out / in when in * scale is fractional: the op then gets the scales.
 /// Symbolic sizes (read from another tensor's Shape) and scales of a
 /// symbolic input give symbolic output dims, passed as the op's shape
-/// operand.
+/// operand. Scales or a crop box (roi) computed at run time reach the
+/// kernel as a small tensor operand it reads (operand 2), and the output
+/// size computed from run-time scales is bound to fresh shape variables.
 void convertResize(NodeContext& c, bool upsample) {
   if (c.rank(0) != 4)
     c.unsupported("only 4-D (NCHW) inputs are supported");
@@ -596,24 +599,43 @@ void convertResize(NodeContext& c, bool upsample) {
   if (ctm != "half_pixel" && ctm != "align_corners" && ctm != "asymmetric" &&
       ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" && ctm != "tf_crop_and_resize")
     c.unsupported("coordinate_transformation_mode='" + ctm + "' is not supported");
+  // A run-time float input of `n` values: the elements `pick` of it (the
+  // H and W entries, or all n in order), taken out at run time.
+  auto runtimeFloats = [&](int i, int64_t n, const char* what, std::vector<int64_t> pick) {
+    auto* t = as<TensorSInfo>(c.value(i).sinfo);
+    if (!t || t->ndim != 1 || !t->shape || !isConstInt((*t->shape)[0], n) || !t->dtype.isFloat())
+      c.unsupported(std::string(what) + " computed at run time must be a 1-D float tensor of " +
+                    std::to_string(n) + " values");
+    if (static_cast<int64_t>(pick.size()) == n)
+      return c.in(i); // all of it, in order
+    Tensor at(DataType::Int64(), {static_cast<int64_t>(pick.size())});
+    for (size_t k = 0; k < pick.size(); ++k)
+      at.setDouble(static_cast<int64_t>(k), static_cast<double>(pick[k]));
+    return c.op("take", {c.expr(i), NodeContext::constant(at).expr}, {{"axis", int64_t(0)}});
+  };
   // tf_crop_and_resize: the roi input [starts..., ends...] (normalized).
   std::vector<double> roi;
+  Value params; // operand 2: run-time scales or crop box
   if (ctm == "tf_crop_and_resize") {
     if (!c.has(1))
       c.unsupported("tf_crop_and_resize needs the roi input");
-    const Tensor* r = c.constant(1);
-    if (!r)
-      c.needConstant(1, "Resize's roi");
-    if (r->numel() != 8)
-      c.unsupported("roi must hold 8 values for a 4-D input");
-    for (int i : {0, 1})
-      if (r->getDouble(i) != 0.0 || r->getDouble(4 + i) != 1.0)
-        c.unsupported("roi may crop only the spatial (H, W) axes");
-    roi = {r->getDouble(2), r->getDouble(3), r->getDouble(6), r->getDouble(7)};
+    if (const Tensor* r = c.constant(1)) {
+      if (r->numel() != 8)
+        c.unsupported("roi must hold 8 values for a 4-D input");
+      for (int i : {0, 1})
+        if (r->getDouble(i) != 0.0 || r->getDouble(4 + i) != 1.0)
+          c.unsupported("roi may crop only the spatial (H, W) axes");
+      roi = {r->getDouble(2), r->getDouble(3), r->getDouble(6), r->getDouble(7)};
+    } else {
+      // Read by the kernel; its N and C entries are taken as the identity
+      // crop (0 and 1), which only the constant form checks.
+      params = runtimeFloats(1, 8, "Resize's roi", {2, 3, 6, 7});
+    }
   }
   // Output size from `sizes` or `scales`.
   std::vector<PrimExpr> out;
   std::vector<double> scales;
+  bool runtimeScales = false;
   int scalesInput = upsample || c.opset < 11 ? 1 : 2, sizesInput = 3;
   if (!upsample && c.opset >= 11 && c.has(sizesInput)) {
     if (c.symInts(sizesInput)) {
@@ -626,6 +648,30 @@ void convertResize(NodeContext& c, bool upsample) {
       out = c.shapeIntsOrRuntime(sizesInput, "Resize's sizes");
     }
   }
+  if (out.empty() && !(upsample && c.opset < 9) && c.has(scalesInput) && !c.constant(scalesInput)) {
+    // Scales computed at run time: the output size floor(in * scale) (in
+    // float64, as the ONNX reference) is bound to fresh variables for H
+    // and W; N and C must stay the input's, which the match_cast checks.
+    runtimeScales = true;
+    Value scalesT = runtimeFloats(scalesInput, 4, "Resize's scales", {0, 1, 2, 3});
+    DataType f64 = DataType::Float(64);
+    Value inDims;
+    if (std::all_of(in.begin(), in.end(), [](const PrimExpr& d) { return asConstInt(d); })) {
+      Tensor t(f64, {4});
+      for (int64_t i = 0; i < 4; ++i)
+        t.setDouble(i, static_cast<double>(*asConstInt(in[i])));
+      inDims = NodeContext::constant(t);
+    } else {
+      Value dims = c.op("shape_to_tensor", {make<ShapeExpr>(in)});
+      inDims = c.op("astype", {dims.expr}, {{"dtype", f64}});
+    }
+    Value s64 = c.op("astype", {scalesT.expr}, {{"dtype", f64}});
+    Value size = c.op("floor", {c.op("multiply", {inDims.expr, s64.expr}).expr});
+    Value sizeInt = c.op("astype", {size.expr}, {{"dtype", DataType::Int64()}});
+    out = c.runtimeShape(sizeInt, c.node.output(0), {in[0], in[1]});
+    if (ctm != "tf_crop_and_resize")
+      params = runtimeFloats(scalesInput, 4, "Resize's scales", {2, 3});
+  }
   if (out.empty()) {
     if (upsample && c.opset < 9)
       scales = c.attrFloats("scales");
@@ -633,8 +679,6 @@ void convertResize(NodeContext& c, bool upsample) {
       if (!c.has(scalesInput))
         c.unsupported("neither scales nor sizes is given");
       const Tensor* s = c.constant(scalesInput);
-      if (!s)
-        c.needConstant(scalesInput, "Resize's scales");
       for (int64_t i = 0; i < s->numel(); ++i)
         scales.push_back(s->getDouble(i));
     }
@@ -673,11 +717,12 @@ void convertResize(NodeContext& c, bool upsample) {
     return scales[i] != std::floor(scales[i]);
   };
   Attrs a;
-  if (oh && ow)
+  bool sizeAttr = oh && ow && !params.expr;
+  if (sizeAttr)
     a.set("size", std::vector<int64_t>{*oh, *ow});
   a.set("method", mode == "nearest" ? std::string("nearest_neighbor") : mode);
   a.set("coordinate_transformation_mode", ctm);
-  if (!scales.empty() && (floored(2) || floored(3)))
+  if (!runtimeScales && !scales.empty() && (floored(2) || floored(3)))
     a.set("scales", std::vector<double>{scales[2], scales[3]});
   if (mode == "nearest") {
     if (nearest != "floor" && nearest != "ceil" && nearest != "round_prefer_floor" &&
@@ -685,19 +730,20 @@ void convertResize(NodeContext& c, bool upsample) {
       c.unsupported("nearest_mode='" + nearest + "'");
     a.set("rounding_method", nearest);
   }
-  if (!roi.empty()) {
+  if (!roi.empty())
     a.set("roi", roi);
+  if (ctm == "tf_crop_and_resize")
     a.set("extrapolation_value", c.attrFloat("extrapolation_value", 0.0));
-  }
   if (mode == "cubic") {
     a.set("cubic_alpha", c.attrFloat("cubic_coeff_a", -0.75));
     a.set("cubic_exclude", c.attrInt("exclude_outside", 0) != 0);
   }
-  if (oh && ow)
-    c.output(0, c.op("image.resize2d", {c.expr(0)}, a));
-  else
-    c.output(0,
-             c.op("image.resize2d", {c.expr(0), make<ShapeExpr>(std::vector{out[2], out[3]})}, a));
+  std::vector<Expr> args{c.expr(0)};
+  if (!sizeAttr)
+    args.push_back(make<ShapeExpr>(std::vector{out[2], out[3]}));
+  if (params.expr)
+    args.push_back(params.expr);
+  c.output(0, c.op("image.resize2d", std::move(args), a));
 }
 
 } // namespace

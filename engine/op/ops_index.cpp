@@ -133,15 +133,35 @@ StructInfo deduceScatterND(const Call& call, const DeduceContext& ctx) {
 StructInfo deduceOneHot(const Call& call, const DeduceContext& ctx) {
   const TensorSInfo& idx = tensorArg(call, ctx, 0);
   requireIndices(call, ctx, idx, "indices");
-  int64_t depth = attrInt(call, ctx, "depth");
-  if (depth < 1)
-    fail(call, ctx, fmt::format("depth must be >= 1, got {}", depth));
+  // The depth: the optional shape operand (one value, e.g. a shape variable
+  // bound at run time), else the `depth` attribute.
+  PrimExpr depth;
+  if (call.args.size() > 1) {
+    if (hasAttr(call, "depth"))
+      fail(call, ctx, "give the depth as the attribute 'depth' or as operand 1, not both");
+    int n = -1;
+    auto v = shapeArg(call, ctx, 1, &n);
+    if (n != 1)
+      fail(call, ctx, fmt::format("the depth operand needs 1 value, got {}", n));
+    if (v) {
+      if (auto k = asConstInt((*v)[0]); k && *k < 1)
+        fail(call, ctx, fmt::format("depth must be >= 1, got {}", *k));
+      depth = arith::toIndex((*v)[0]);
+    }
+  } else {
+    if (!hasAttr(call, "depth"))
+      fail(call, ctx, "needs the depth, as the attribute 'depth' or as operand 1");
+    int64_t d = attrInt(call, ctx, "depth");
+    if (d < 1)
+      fail(call, ctx, fmt::format("depth must be >= 1, got {}", d));
+    depth = intImm(d);
+  }
   DataType dt = attrDType(call, ctx, "dtype");
-  if (idx.ndim < 0 || !idx.shape)
+  if (idx.ndim < 0 || !idx.shape || !depth)
     return tensorSInfo(dt, idx.ndim < 0 ? -1 : idx.ndim + 1);
   int axis = normalizeAxis(call, ctx, attrInt(call, ctx, "axis"), idx.ndim + 1);
   std::vector<PrimExpr> shape = *idx.shape;
-  shape.insert(shape.begin() + axis, intImm(depth));
+  shape.insert(shape.begin() + axis, depth);
   return tensorSInfo(dt, std::move(shape));
 }
 
@@ -344,17 +364,19 @@ void registerIndexOps() {
        {{"reduction", Type::String, false, std::string("none"), "none | add | mul | max | min"}},
        deduceScatterND,
        "copy of data with update slices written (or combined) at index tuples"});
-  registerOp({"one_hot",
-              1,
-              1,
-              OpPattern::Injective,
-              {{"depth", Type::Int, true, int64_t(1), "number of classes"},
-               {"axis", Type::Int, false, int64_t(-1), "position of the new axis"},
-               {"on_value", Type::Float, false, 1.0, "value at the index"},
-               {"off_value", Type::Float, false, 0.0, "value elsewhere"},
-               {"dtype", Type::DType, true, std::string(), "output element type"}},
-              deduceOneHot,
-              "one-hot encoding; negative indices count from depth"});
+  registerOp(
+      {"one_hot",
+       1,
+       2,
+       OpPattern::Injective,
+       {{"depth", Type::Int, false, int64_t(1),
+         "number of classes; absent = operand 1, a shape of one value (symbolic depth)", true},
+        {"axis", Type::Int, false, int64_t(-1), "position of the new axis"},
+        {"on_value", Type::Float, false, 1.0, "value at the index"},
+        {"off_value", Type::Float, false, 0.0, "value elsewhere"},
+        {"dtype", Type::DType, true, std::string(), "output element type"}},
+       deduceOneHot,
+       "one-hot encoding; negative indices count from depth"});
   registerOp({"trilu",
               1,
               2,

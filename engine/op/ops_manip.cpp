@@ -438,6 +438,29 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
       r.assign(n->begin(), n->end());
     return r;
   };
+  bool crop = ctm == "tf_crop_and_resize";
+  // Operand 2: the crop box (tf_crop_and_resize) or the scales, read at run
+  // time instead of the attribute.
+  if (call.args.size() > 2) {
+    const char* replaced = crop ? "roi" : "scales";
+    int64_t want = crop ? 4 : 2;
+    if (hasAttr(call, replaced))
+      fail(call, ctx,
+           fmt::format("give the {} as the attribute '{}' or as operand 2, not both",
+                       crop ? "crop box" : "scales", replaced));
+    const TensorSInfo& p = tensorArg(call, ctx, 2);
+    if (!p.dtype.isVoid() && !p.dtype.isFloat())
+      fail(call, ctx,
+           "operand 2 (run-time " + std::string(replaced) + ") must be a float tensor, got " +
+               p.dtype.str());
+    if (p.ndim >= 0 && p.ndim != 1)
+      fail(call, ctx,
+           fmt::format("operand 2 (run-time {}) must be 1-D, got rank {}", replaced, p.ndim));
+    if (p.shape)
+      if (auto n = asConstInt((*p.shape)[0]); n && *n != want)
+        fail(call, ctx,
+             fmt::format("operand 2 (run-time {}) needs {} values, got {}", replaced, want, *n));
+  }
   if (hasAttr(call, "scales")) {
     auto scales = floats("scales");
     if (scales.size() != 2)
@@ -446,7 +469,7 @@ StructInfo deduceResize2d(const Call& call, const DeduceContext& ctx) {
       if (!(sc > 0))
         fail(call, ctx, "attribute 'scales' must be positive");
   }
-  if (ctm == "tf_crop_and_resize" && floats("roi").size() != 4)
+  if (crop && call.args.size() < 3 && floats("roi").size() != 4)
     fail(call, ctx,
          "tf_crop_and_resize needs attribute 'roi' with 4 values "
          "(start_h, start_w, end_h, end_w)");
@@ -600,7 +623,7 @@ void registerManipulationOps() {
   registerOp(
       {"image.resize2d",
        1,
-       2,
+       3,
        OpPattern::Injective,
        {{"size", Type::Ints, false, std::vector<int64_t>{},
          "output (height, width); absent = operand 1, a shape (symbolic sizes)", true},
@@ -622,7 +645,9 @@ void registerManipulationOps() {
          "tf_crop_and_resize: value of positions outside the input"},
         {"out_dtype", Type::DType, false, std::string(), "output dtype; absent = input", true}},
        deduceResize2d,
-       "spatial resize of NCHW images"});
+       "spatial resize of NCHW images; optional operand 1: the output size as a shape, operand "
+       "2 (with operand 1): the scales (2 values) or, with tf_crop_and_resize, the crop box (4 "
+       "values) as a 1-D float tensor read at run time"});
 }
 
 } // namespace unity::op::detail

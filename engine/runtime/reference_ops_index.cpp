@@ -167,7 +167,17 @@ RefValue scatterND(const OpCall& c) {
 
 RefValue oneHot(const OpCall& c) {
   const Tensor& ind = c.tensor(0);
-  int64_t depth = c.attrInt("depth");
+  int64_t depth;
+  if (c.args.size() > 1) {
+    auto d = c.shape(1);
+    if (d.size() != 1)
+      c.fail("the depth operand needs 1 value");
+    depth = d[0];
+  } else {
+    depth = c.attrInt("depth");
+  }
+  if (depth < 1)
+    c.fail("depth must be >= 1, got " + std::to_string(depth));
   int a = c.axis(c.attrInt("axis"), ind.ndim() + 1);
   std::vector<int64_t> shape = ind.shape();
   shape.insert(shape.begin() + a, depth);

@@ -396,11 +396,24 @@ RefValue resize2d(const OpCall& c) {
   };
   bool crop = mode == "tf_crop_and_resize";
   std::vector<double> roi = floats("roi");
+  // Operand 2: the crop box or the scales, given at run time.
+  std::vector<double> params;
+  if (c.args.size() > 2) {
+    const Tensor& t = c.tensor(2);
+    for (int64_t k = 0; k < t.numel(); ++k)
+      params.push_back(t.getDouble(k));
+    if (params.size() != (crop ? 4u : 2u))
+      c.fail(std::string("operand 2 must hold the ") + (crop ? "crop box (4" : "scales (2") +
+             " values)");
+    if (crop)
+      roi = params;
+  }
   if (crop && roi.size() != 4)
     c.fail("tf_crop_and_resize needs a roi of 4 values");
   double extrapolation = c.attrFloat("extrapolation_value");
-  if (c.hasAttr("scales")) {
-    std::vector<double> sc = floats("scales");
+  if (c.hasAttr("scales") || (!crop && !params.empty())) {
+    givenScales = true;
+    std::vector<double> sc = params.empty() ? floats("scales") : params;
     if (sc.size() != 2 || !(sc[0] > 0) || !(sc[1] > 0))
       c.fail("scales must be two positive values");
     scaleH = sc[0];

@@ -232,6 +232,11 @@ struct ResizeParams {
   /// normalized coordinates, and the value of positions outside the input.
   std::vector<double> roi;
   double extrapolationValue = 0;
+  /// Run-time coordinate parameters, a 1-D float tensor read by the kernel
+  /// (undefined = none): with tf_crop_and_resize the crop box (4 values,
+  /// replacing `roi`), otherwise the scales (height, width) replacing
+  /// scaleH / scaleW.
+  Tensor params;
 };
 /// The general resize (see topi_transform.cpp for the formulas).
 Tensor resize2d(const Tensor& x, ir::PrimExpr outH, ir::PrimExpr outW, const ResizeParams& p,
@@ -250,7 +255,8 @@ Tensor gatherND(const Tensor& x, const Tensor& indices, int batchDims = 0,
                 const std::string& name = "T_gather_nd");
 /// A new axis of size depth at `axis`: onValue where it equals the index
 /// (negative indices count from depth), offValue elsewhere.
-Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, double offValue,
+/// depth: a constant >= 1 or a symbolic extent (an integer expression).
+Tensor oneHot(const Tensor& indices, ir::PrimExpr depth, int axis, double onValue, double offValue,
               DataType dtype, const std::string& name = "T_one_hot");
 /// Keeps the elements with col - row >= k (upper) or <= k (lower) of the
 /// last two dims, zero elsewhere.

@@ -77,23 +77,26 @@ Tensor gatherND(const Tensor& x, const Tensor& indices, int batchDims, const std
       name);
 }
 
-Tensor oneHot(const Tensor& indices, int64_t depth, int axis, double onValue, double offValue,
+Tensor oneHot(const Tensor& indices, PrimExpr depth, int axis, double onValue, double offValue,
               DataType dtype, const std::string& name) {
   requireDefined(indices, name, "indices");
   if (!indices.dtype().isIntegral())
     fail(name, "indices must be integers, got " + indices.dtype().str());
-  if (depth < 1)
+  if (!depth || !depth->dtype.isIntegral())
+    fail(name, "depth must be an integer");
+  if (auto k = asConstInt(depth); k && *k < 1)
     fail(name, "depth must be >= 1");
+  depth = ir::cast(DataType::Int64(), depth);
   int a = normAxis(axis, indices.ndim() + 1, name);
   std::vector<PrimExpr> shape = indices.shape();
-  shape.insert(shape.begin() + a, i64(depth));
+  shape.insert(shape.begin() + a, depth);
   return compute(
       shape,
       [&](const std::vector<PrimExpr>& i) {
         std::vector<PrimExpr> ii = i;
         ii.erase(ii.begin() + a);
         PrimExpr k = ir::cast(DataType::Int64(), indices(ii));
-        k = select(lt(k, i64(0)), k + i64(depth), k);
+        k = select(lt(k, i64(0)), k + depth, k);
         return select(eq(k, ir::cast(DataType::Int64(), i[a])), cst(dtype, onValue),
                       cst(dtype, offValue));
       },

@@ -445,7 +445,8 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string
 
 // Resize: per output position and axis, a source coordinate (computed in
 // float64, as the ONNX reference does) from the coordinate mode and the
-// axis' scale (output / input: the given one, else out / in), then
+// axis' scale (output / input: the given one, read from the run-time
+// parameters when there are any, else out / in), then
 //  - nearest: the rounded coordinate;
 //  - linear: the two neighbours floor(c), floor(c) + 1 weighted 1 - t, t;
 //  - cubic: the four neighbours floor(c) - 1 .. floor(c) + 2 weighted by
@@ -453,8 +454,9 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const std::string
 //    cubicExclude the weights of neighbours outside the input are dropped
 //    and the rest renormalized.
 // Reads clamp to the input (edge extension), both axes are separable.
-// tf_crop_and_resize maps into the crop box `roi` instead, and positions
-// that fall outside the input take the extrapolation value.
+// tf_crop_and_resize maps into the crop box (`roi`, or the run-time
+// parameters) instead, and positions that fall outside the input take the
+// extrapolation value.
 Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParams& p,
                 const std::string& name) {
   requireDefined(x, name, "input");
@@ -470,8 +472,15 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParam
       mode != "tf_crop_and_resize")
     fail(name, "unknown coordinate transformation mode '" + mode + "'");
   bool crop = mode == "tf_crop_and_resize";
-  if (crop && p.roi.size() != 4)
+  if (p.params.defined()) {
+    if (!p.params.dtype().isFloat() || p.params.ndim() != 1 ||
+        !isConstInt(p.params.shape()[0], crop ? 4 : 2))
+      fail(name, std::string("the run-time parameters must be a 1-D float tensor of ") +
+                     (crop ? "4 values (the crop box)" : "2 values (the scales)") + ", got " +
+                     p.params.dtype().str() + " " + shapeStr(p.params.shape()));
+  } else if (crop && p.roi.size() != 4) {
     fail(name, "tf_crop_and_resize needs a roi of 4 values");
+  }
   if (nearestMode != "floor" && nearestMode != "ceil" && nearestMode != "round_prefer_floor" &&
       nearestMode != "round_prefer_ceil")
     fail(name, "unknown nearest mode '" + nearestMode + "'");
@@ -482,17 +491,32 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParam
   DataType t = x.dtype(), f64 = DataType::Float(64);
   auto f = [&](const PrimExpr& e) { return ir::cast(f64, e); };
   auto c64 = [&](double v) { return cst(f64, v); };
+  // Value k of the run-time parameters, as float64.
+  auto param = [&](int k) { return f(p.params(i64(k))); };
+  // The scale of an axis: the run-time one, the given one, else null (out / in).
+  auto scaleOf = [&](int axis) -> PrimExpr {
+    if (p.params.defined() && !crop)
+      return param(axis);
+    double s = axis == 0 ? p.scaleH : p.scaleW;
+    return s > 0 ? c64(s) : PrimExpr();
+  };
   // Source coordinate (float64) of output position o along a dim in -> out.
-  auto coord = [&](const PrimExpr& o, const PrimExpr& in, const PrimExpr& out, double scale,
-                   int axis) {
-    PrimExpr inv = scale > 0 ? c64(1.0 / scale) : f(in) / f(out);
+  auto coord = [&](const PrimExpr& o, const PrimExpr& in, const PrimExpr& out, int axis) {
+    PrimExpr scale = scaleOf(axis);
+    PrimExpr inv;
+    if (!scale)
+      inv = f(in) / f(out);
+    else if (auto* k = as<ir::FloatImm>(scale))
+      inv = c64(1.0 / k->value);
+    else
+      inv = c64(1.0) / scale;
     if (crop) { // start * (in - 1) + o * (end - start) * (in - 1) / (out - 1)
-      double start = p.roi[axis], end = p.roi[2 + axis];
+      PrimExpr start = p.params.defined() ? param(axis) : c64(p.roi[axis]);
+      PrimExpr end = p.params.defined() ? param(2 + axis) : c64(p.roi[2 + axis]);
       PrimExpr last = f(in - 1);
       return select(gt(out, i64(1)),
-                    c64(start) * last +
-                        f(o) * c64(end - start) * last / f(ir::max(out - 1, i64(1))),
-                    c64(0.5 * (start + end)) * last);
+                    start * last + f(o) * (end - start) * last / f(ir::max(out - 1, i64(1))),
+                    c64(0.5) * (start + end) * last);
     }
     if (mode == "half_pixel")
       return (f(o) + c64(0.5)) * inv - c64(0.5);
@@ -503,9 +527,9 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParam
     if (mode == "align_corners") {
       // With a given scale the resized length is in * scale, unrounded (the
       // ONNX reference's formula).
-      if (scale > 0)
-        return select(gt(f(in) * c64(scale), c64(1.0)),
-                      f(o) * (f(in - 1) / (f(in) * c64(scale) - c64(1.0))), c64(0.0));
+      if (scale)
+        return select(gt(f(in) * scale, c64(1.0)), f(o) * (f(in - 1) / (f(in) * scale - c64(1.0))),
+                      c64(0.0));
       return f(o) * (f(in - 1) / f(ir::max(out - 1, i64(1))));
     }
     return f(o) * inv;
@@ -554,7 +578,7 @@ Tensor resize2d(const Tensor& x, PrimExpr outH, PrimExpr outW, const ResizeParam
   return compute(
       {x.shape()[0], x.shape()[1], outH, outW},
       [&](const std::vector<PrimExpr>& i) {
-        PrimExpr cy = coord(i[2], H, outH, p.scaleH, 0), cx = coord(i[3], W, outW, p.scaleW, 1);
+        PrimExpr cy = coord(i[2], H, outH, 0), cx = coord(i[3], W, outW, 1);
         // tf_crop_and_resize: positions outside the input take the
         // extrapolation value.
         auto outside = [&](PrimExpr value) {

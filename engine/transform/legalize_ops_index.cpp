@@ -68,7 +68,19 @@ void addIndexLegalizations(std::map<std::string, LegalizeFn>& t) {
     auto dt = dtypeAttr(a, "dtype");
     if (!dt)
       return Outs{};
-    return Outs{topi::oneHot(a.inputs[0], a.attrInt("depth"), axisAttr(a), a.attrFloat("on_value"),
+    // A depth given as operand 1 (a shape) is the deduced output's dim at
+    // the new axis (a symbolic one becomes the kernel's scalar parameter).
+    PrimExpr depth;
+    if (a.call.args.size() < 2) {
+      depth = intImm(a.attrInt("depth"));
+    } else {
+      auto* t = as<TensorSInfo>(a.call.sinfo);
+      if (!t || !t->hasShape() || a.inputs[0].ndim() + 1 != t->ndim)
+        return Outs{};
+      int64_t axis = a.attrInt("axis");
+      depth = (*t->shape)[axis < 0 ? axis + t->ndim : axis];
+    }
+    return Outs{topi::oneHot(a.inputs[0], depth, axisAttr(a), a.attrFloat("on_value"),
                              a.attrFloat("off_value"), *dt)};
   };
   t["trilu"] = [](const LegalizeArgs& a) {

@@ -149,6 +149,9 @@ void addManipLegalizations(std::map<std::string, LegalizeFn>& t) {
     if (a.hasAttr("roi"))
       p.roi = floats("roi");
     p.extrapolationValue = a.attrFloat("extrapolation_value");
+    // Operand 2: the scales or the crop box, read at run time.
+    if (a.call.args.size() > 2)
+      p.params = a.inputs[2];
     // The deduced output shape holds the size from the attribute or from
     // the shape operand (symbolic sizes become scalar parameters).
     auto s = deducedShape(a);

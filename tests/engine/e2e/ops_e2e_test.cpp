@@ -350,6 +350,21 @@ std::vector<OpCase> manipCases() {
   cs.push_back({"image.resize2d", im,
                 "R.image.resize2d(x, size=[1, 3], roi=[0.5, 0.0, 0.5, 1.3], method=\"cubic\", "
                 "coordinate_transformation_mode=\"tf_crop_and_resize\")"});
+  // Scales and crop box as a run-time operand (operand 2).
+  cs.push_back({"image.resize2d",
+                im + ", s: " + F("2"),
+                "R.image.resize2d(x, R.shape([7, 2]), s, method=\"cubic\")",
+                {{}, {0.4, 2.0}}});
+  cs.push_back({"image.resize2d",
+                im + ", s: " + F("2"),
+                "R.image.resize2d(x, R.shape([5, 4]), s, method=\"linear\", "
+                "coordinate_transformation_mode=\"align_corners\")",
+                {{}, {0.5, 2.0}}});
+  cs.push_back({"image.resize2d",
+                im + ", r: " + F("4"),
+                "R.image.resize2d(x, R.shape([3, 4]), r, extrapolation_value=7.5, "
+                "coordinate_transformation_mode=\"tf_crop_and_resize\")",
+                {{}, {-0.3, 1.3}}});
   cs.push_back(
       {"image.resize2d", im, "R.image.resize2d(x, size=[5, 5], out_dtype=\"float64\")", {}, false});
   cs.push_back({"image.resize2d", im,
@@ -403,6 +418,11 @@ std::vector<OpCase> indexCases() {
                 "i: " + I64("n, 3"),
                 "R.one_hot(i, depth=4, axis=1, on_value=2.0, off_value=-1.0, dtype=\"float32\")",
                 {{-4, 3}}});
+  // The depth as a shape operand (symbolic).
+  cs.push_back({"one_hot",
+                "i: " + I64("n, 3"),
+                "R.one_hot(i, R.shape([n + 2]), axis=0, dtype=\"float32\")",
+                {{-3, 2}}});
   cs.push_back({"trilu", "x: " + F("n, 4, 5"), "R.trilu(x, k=1, upper=False)"});
   cs.push_back({"trilu", "x: " + F("n, 4, 5"), "R.trilu(x, k=-1)"});
   cs.push_back({"cumsum", "x: " + F("n, 6"), "R.cumsum(x, axis=1, exclusive=True, reverse=True)"});

@@ -500,6 +500,27 @@ TEST(OpManip, BroadcastToFlattenPadResize) {
                     {{"size", std::vector<int64_t>{2, 2}},
                      {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}});
   EXPECT_NE(msg.find("needs attribute 'roi'"), std::string::npos) << msg;
+  // Operand 2: scales (2 values) or, with tf_crop_and_resize, the crop box
+  // (4 values), read at run time; the size comes from operand 1.
+  auto h = primVar("h"), w = primVar("w");
+  EXPECT_TRUE(hasShape(deduce("image.resize2d",
+                              {tensor({1, 3, 4, 4}), make<ShapeExpr>(dims({h, w})), tensor({2})},
+                              {{"method", std::string("cubic")}}),
+                       {1, 3, h, w}));
+  EXPECT_TRUE(hasShape(
+      deduce("image.resize2d", {tensor({1, 3, 4, 4}), make<ShapeExpr>(dims({3, 3})), tensor({4})},
+             {{"coordinate_transformation_mode", std::string("tf_crop_and_resize")}}),
+      {1, 3, 3, 3}));
+  msg = deduceError("image.resize2d",
+                    {tensor({1, 3, 4, 4}), make<ShapeExpr>(dims({h, w})), tensor({4})});
+  EXPECT_NE(msg.find("needs 2 values, got 4"), std::string::npos) << msg;
+  msg = deduceError("image.resize2d", {tensor({1, 3, 4, 4}), make<ShapeExpr>(dims({h, w})),
+                                       tensor({2}, DataType::Int64())});
+  EXPECT_NE(msg.find("must be a float tensor"), std::string::npos) << msg;
+  msg = deduceError("image.resize2d",
+                    {tensor({1, 3, 4, 4}), make<ShapeExpr>(dims({h, w})), tensor({2})},
+                    {{"scales", std::vector<double>{2.0, 2.0}}});
+  EXPECT_NE(msg.find("not both"), std::string::npos) << msg;
 }
 
 // ------------------------------------------------------------- lowering

@@ -94,6 +94,19 @@ TEST(OpIndex, OneHotInsertsDepthAtAxis) {
   EXPECT_TRUE(
       has(deduceError("one_hot", {tensor({2}, i64, "i")}, {{"depth", int64_t(0)}, {"dtype", f32}}),
           "depth must be >= 1"));
+  // A depth given as a shape operand (symbolic: bound at run time).
+  auto d = primVar("d");
+  EXPECT_TRUE(hasShape(deduce("one_hot", {tensor({n, 2}, i64, "i"), make<ShapeExpr>(dims({d}))},
+                              {{"axis", int64_t(1)}, {"dtype", f32}}),
+                       {n, d, 2}));
+  EXPECT_TRUE(has(deduceError("one_hot", {tensor({2}, i64, "i"), make<ShapeExpr>(dims({d}))},
+                              {{"depth", int64_t(3)}, {"dtype", f32}}),
+                  "not both"));
+  EXPECT_TRUE(has(deduceError("one_hot", {tensor({2}, i64, "i"), make<ShapeExpr>(dims({d, 2}))},
+                              {{"dtype", f32}}),
+                  "needs 1 value"));
+  EXPECT_TRUE(
+      has(deduceError("one_hot", {tensor({2}, i64, "i")}, {{"dtype", f32}}), "needs the depth"));
 }
 
 TEST(OpIndex, TriluCumsumTopK) {

@@ -178,7 +178,7 @@ TEST(TopiIndex, ScatterNDRowsAndElementsWithMul) {
 TEST(TopiIndex, OneHotWithNegativeIndexAndAxis) {
   auto I = placeholder(dims({3}), i64, "I");
   auto idx = ints({3}, {0, -1, 2});
-  auto y = run1({I}, topi::oneHot(I, 4, 0, 5.0, -1.0, f32), {idx}, {4, 3});
+  auto y = run1({I}, topi::oneHot(I, intImm(4), 0, 5.0, -1.0, f32), {idx}, {4, 3});
   for (int64_t c = 0; c < 4; ++c)
     for (int64_t i = 0; i < 3; ++i) {
       int64_t k = i == 1 ? 3 : i == 0 ? 0 : 2;
