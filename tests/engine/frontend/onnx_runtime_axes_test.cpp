@@ -252,37 +252,22 @@ TEST(OnnxRuntimeAxes, ReduceSumWithRunTimeAxesKeepdimsAndNot) {
   }
 }
 
-TEST(OnnxRuntimeAxes, Opset18ReduceMaxMeanL2ReadTheirAxesAtRunTime) {
-  for (auto& [op, red] : std::vector<std::pair<std::string, Reduction>>{
-           {"ReduceMax", kMax}, {"ReduceMean", kMean}, {"ReduceL2", kL2}}) {
-    for (int keep : {1, 0}) {
-      OnnxModelBuilder b(18);
-      b.input("X", {int64_t(2), std::string("W"), int64_t(3)});
-      b.input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
-      auto* n = b.node(op, {"X", "axes"}, {"Y"});
-      OnnxModelBuilder::attrInt(n, "keepdims", keep);
-      b.output("Y");
-      std::shared_ptr<runtime::Executable> exe;
-      try {
-        exe = buildModel(b);
-      } catch (const frontend::UnsupportedModelError& e) {
-        // The importer takes opsets up to 17 today: this runs once it takes 18.
-        ASSERT_EQ(e.nodes().size(), 1u);
-        ASSERT_EQ(e.nodes()[0].opType, "opset_import") << e.what();
-        GTEST_SKIP() << "opset 18 is not imported yet: " << e.what();
-      }
-      for (auto& [w, axis] :
-           std::vector<std::pair<int64_t, int64_t>>{{4, 1}, {4, -1}, {2, 0}, {5, 2}}) {
-        Tensor x = data({2, w, 3});
-        std::vector<int64_t> kept;
-        auto want = reduceRef(x, {axis}, red, &kept);
-        auto y = exe->runTensors({x, int64s({axis})});
-        ASSERT_EQ(y.size(), 1u);
-        EXPECT_EQ(y[0].shape(), keep ? kept : squeezed({2, w, 3}, {axis}))
-            << op << " keepdims=" << keep << " axis " << axis;
-        expectNear(values(y[0]), want);
-      }
-    }
+// Opset 18 gives every Reduce* an axes input; the converter reads it at run
+// time like ReduceSum's (tested with the opset limit raised), but the
+// importer takes opsets up to 17 today (the ONNX suite Debian ships stops
+// there): an opset-18 model is refused by name, not misread.
+TEST(OnnxRuntimeAxes, Opset18ReduceModelIsRefusedByItsOpset) {
+  OnnxModelBuilder b(18);
+  b.input("X", {int64_t(2), std::string("W"), int64_t(3)});
+  b.input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
+  b.node("ReduceMax", {"X", "axes"}, {"Y"});
+  b.output("Y");
+  try {
+    buildModel(b);
+    ADD_FAILURE() << "an opset-18 model was imported";
+  } catch (const frontend::UnsupportedModelError& e) {
+    ASSERT_EQ(e.nodes().size(), 1u);
+    EXPECT_EQ(e.nodes()[0].opType, "opset_import") << e.what();
   }
 }
 

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "engine/build.h"
+#include "engine/conformance/onnx_conformance.h"
 #include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
 #include "tests/engine/frontend/onnx_test_util.h"
@@ -333,4 +335,17 @@ TEST(OnnxRunTimeOperands, RunTimeOperandsOnSymbolicDimsBuildOnceForAnySize) {
       EXPECT_EQ(y[1].getDouble(i * 3 + 2), x.getDouble(row * 4 + 1));
     }
   }
+}
+
+// The conformance harness counts a run that stops because a feature is not
+// supported (training-mode Dropout whose run-time ratio is not 0) as
+// "unsupported", like an import refusal, not as an error.
+TEST(OnnxRunTimeOperands, ConformanceCountsARunTimeRefusalAsUnsupported) {
+  std::filesystem::path dir = "/usr/share/libonnx-testdata/data/node/test_training_dropout";
+  ASSERT_TRUE(std::filesystem::exists(dir))
+      << dir << " is missing (libonnx-testdata, scripts/install-deps.sh)";
+  conformance::CaseResult r = conformance::runConformanceCase(dir.string());
+  EXPECT_EQ(r.status, conformance::CaseStatus::Unsupported)
+      << conformance::caseStatusName(r.status) << ": " << r.detail;
+  EXPECT_NE(r.detail.find("is random and not supported"), std::string::npos) << r.detail;
 }
