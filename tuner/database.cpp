@@ -15,7 +15,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "engine/support/error.h"
 
@@ -319,7 +322,7 @@ Database::Database(const std::string& path, int busyTimeoutMs) : path_(path) {
   try {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, busyTimeoutMs);
-    configureAndMigrate();
+    configureAndMigrate(busyTimeoutMs);
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -329,7 +332,7 @@ Database::Database(const std::string& path, int busyTimeoutMs) : path_(path) {
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
-void Database::configureAndMigrate() {
+void Database::configureAndMigrate(int busyTimeoutMs) {
   // The first read of the file: a non-SQLite file fails here.
   int version = 0;
   std::vector<std::string> tables;
@@ -371,7 +374,24 @@ void Database::configureAndMigrate() {
 
   // journal_mode answers with the mode in effect; WAL is refused only by
   // in-memory or read-only files, where rollback journaling is what we get.
-  exec(db_, path_, "PRAGMA journal_mode=WAL");
+  // Switching to WAL calls no busy handler: while another process creates
+  // the same new file (its migration holds the write lock of a file still
+  // in rollback mode) it fails at once with "database is locked". Retried
+  // within the busy timeout, so two programs may open a new file together
+  // (a workbench watching the file a `tune` is creating).
+  for (const auto start = std::chrono::steady_clock::now();;) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err);
+    if (rc == SQLITE_OK)
+      break;
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy || std::chrono::steady_clock::now() - start >
+                     std::chrono::milliseconds(std::max(0, busyTimeoutMs)))
+      throw Error(path_ + ": " + msg);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   exec(db_, path_, "PRAGMA foreign_keys=ON");
   exec(db_, path_, "PRAGMA synchronous=NORMAL");
 

@@ -232,7 +232,7 @@ public:
   std::string integrityCheck() const;
 
 private:
-  void configureAndMigrate();
+  void configureAndMigrate(int busyTimeoutMs);
 
   std::string path_;
   sqlite3* db_ = nullptr;

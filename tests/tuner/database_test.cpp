@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "engine/support/error.h"
 #include "tuner/database.h"
@@ -322,6 +324,29 @@ PRAGMA user_version=1;
   EXPECT_EQ(run->control, unity::tuner::RunControl::None);
   db.setRunControl(1, unity::tuner::RunControl::Paused);
   EXPECT_EQ(db.run(1)->control, unity::tuner::RunControl::Paused);
+}
+
+TEST_F(DatabaseTest, OpeningWaitsForAnotherProgramCreatingTheSameFile) {
+  // Another connection holds the write lock of the new file, still in
+  // rollback mode (what another process's migration does): switching to WAL
+  // would fail at once with "database is locked" without the retry.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread release([other] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  std::string error;
+  try {
+    Database db(file(), 10000);
+    EXPECT_EQ(db.schemaVersion(), unity::tuner::kSchemaVersion);
+  } catch (const unity::Error& e) {
+    error = e.what();
+  }
+  release.join();
+  sqlite3_close(other);
+  EXPECT_EQ(error, "");
 }
 
 TEST_F(DatabaseTest, TwoConnectionsWritingInterleavedLoseNothing) {
