@@ -15,7 +15,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "engine/support/error.h"
 
@@ -63,6 +66,15 @@ CREATE TABLE records(
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
 CREATE INDEX records_lookup ON records(workload_id, target_id, status, mean_s);
 CREATE INDEX records_run ON records(run_id);
+)sql",
+    // 1 -> 2: the process working on a run and what it confirmed doing, so
+    // a program other than the one that started it can steer it.
+    R"sql(
+ALTER TABLE runs ADD COLUMN pid INTEGER;
+ALTER TABLE runs ADD COLUMN host TEXT;
+ALTER TABLE runs ADD COLUMN process_token TEXT;
+ALTER TABLE runs ADD COLUMN control TEXT NOT NULL DEFAULT ''
+  CHECK(control IN ('','paused','cancelling'));
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
@@ -211,11 +223,25 @@ Run readRun(const Stmt& s, const std::string& path) {
   r.endedAt = s.text(4);
   r.trialsDone = s.i64(5);
   r.trialsPlanned = s.i64(6);
+  if (!s.null(7))
+    r.process = RunProcess{s.i64(7), s.text(8), s.text(9)};
+  auto control = parseRunControl(s.text(10));
+  if (!control)
+    throw Error(path + ": run " + std::to_string(r.id) + " has unknown control state '" +
+                s.text(10) + "'");
+  r.control = *control;
   return r;
 }
 
-const char* const kRunColumns =
-    "id, config, status, started_at, ended_at, trials_done, trials_planned";
+const char* const kRunColumns = "id, config, status, started_at, ended_at, trials_done, "
+                                "trials_planned, pid, host, process_token, control";
+
+/// Binds pid, host and token at i, i + 1, i + 2 (NULLs for nullopt).
+void bindProcess(Stmt& s, int i, const std::optional<RunProcess>& p) {
+  s.bind(i, p ? std::optional<int64_t>(p->pid) : std::nullopt)
+      .bind(i + 1, p ? std::optional<std::string>(p->host) : std::nullopt)
+      .bind(i + 2, p ? std::optional<std::string>(p->startToken) : std::nullopt);
+}
 
 } // namespace
 
@@ -258,6 +284,25 @@ std::optional<RunStatus> parseRunStatus(const std::string& s) {
   return std::nullopt;
 }
 
+const char* toString(RunControl c) {
+  switch (c) {
+  case RunControl::None:
+    return "";
+  case RunControl::Paused:
+    return "paused";
+  case RunControl::Cancelling:
+    return "cancelling";
+  }
+  return "?";
+}
+
+std::optional<RunControl> parseRunControl(const std::string& s) {
+  for (auto v : {RunControl::None, RunControl::Paused, RunControl::Cancelling})
+    if (s == toString(v))
+      return v;
+  return std::nullopt;
+}
+
 std::optional<RecordStatus> parseRecordStatus(const std::string& s) {
   for (auto v : {RecordStatus::Ok, RecordStatus::BuildError, RecordStatus::RunError,
                  RecordStatus::Timeout, RecordStatus::Crash, RecordStatus::WrongResult})
@@ -277,7 +322,7 @@ Database::Database(const std::string& path, int busyTimeoutMs) : path_(path) {
   try {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, busyTimeoutMs);
-    configureAndMigrate();
+    configureAndMigrate(busyTimeoutMs);
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -287,7 +332,7 @@ Database::Database(const std::string& path, int busyTimeoutMs) : path_(path) {
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
-void Database::configureAndMigrate() {
+void Database::configureAndMigrate(int busyTimeoutMs) {
   // The first read of the file: a non-SQLite file fails here.
   int version = 0;
   std::vector<std::string> tables;
@@ -329,7 +374,24 @@ void Database::configureAndMigrate() {
 
   // journal_mode answers with the mode in effect; WAL is refused only by
   // in-memory or read-only files, where rollback journaling is what we get.
-  exec(db_, path_, "PRAGMA journal_mode=WAL");
+  // Switching to WAL calls no busy handler: while another process creates
+  // the same new file (its migration holds the write lock of a file still
+  // in rollback mode) it fails at once with "database is locked". Retried
+  // within the busy timeout, so two programs may open a new file together
+  // (a workbench watching the file a `tune` is creating).
+  for (const auto start = std::chrono::steady_clock::now();;) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err);
+    if (rc == SQLITE_OK)
+      break;
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy || std::chrono::steady_clock::now() - start >
+                     std::chrono::milliseconds(std::max(0, busyTimeoutMs)))
+      throw Error(path_ + ": " + msg);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   exec(db_, path_, "PRAGMA foreign_keys=ON");
   exec(db_, path_, "PRAGMA synchronous=NORMAL");
 
@@ -399,10 +461,13 @@ std::vector<TargetRow> Database::targets() const {
   return out;
 }
 
-int64_t Database::startRun(const nlohmann::json& config, int64_t trialsPlanned) {
+int64_t Database::startRun(const nlohmann::json& config, int64_t trialsPlanned,
+                           const std::optional<RunProcess>& process) {
   Stmt s(db_, path_,
-         "INSERT INTO runs(config, status, trials_planned) VALUES(?, 'running', ?) RETURNING id");
+         "INSERT INTO runs(config, status, trials_planned, pid, host, process_token)"
+         " VALUES(?, 'running', ?, ?, ?, ?) RETURNING id");
   s.bind(1, config.dump()).bind(2, trialsPlanned);
+  bindProcess(s, 3, process);
   if (!s.step())
     fail(path_, "startRun returned no id", nullptr);
   int64_t id = s.i64(0);
@@ -421,7 +486,8 @@ void Database::updateRunProgress(int64_t runId, int64_t trialsDone) {
 
 void Database::finishRun(int64_t runId, RunStatus status) {
   Stmt(db_, path_,
-       "UPDATE runs SET status = ?, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?")
+       "UPDATE runs SET status = ?, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'),"
+       " control = '' WHERE id = ?")
       .bind(1, toString(status))
       .bind(2, runId)
       .run();
@@ -429,9 +495,20 @@ void Database::finishRun(int64_t runId, RunStatus status) {
     throw Error(path_ + ": no run " + std::to_string(runId));
 }
 
-void Database::reopenRun(int64_t runId) {
-  Stmt(db_, path_, "UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
-      .bind(1, runId)
+void Database::reopenRun(int64_t runId, const std::optional<RunProcess>& process) {
+  Stmt s(db_, path_,
+         "UPDATE runs SET status = 'running', ended_at = NULL, control = '', pid = ?, host = ?,"
+         " process_token = ? WHERE id = ?");
+  bindProcess(s, 1, process);
+  s.bind(4, runId).run();
+  if (sqlite3_changes(db_) == 0)
+    throw Error(path_ + ": no run " + std::to_string(runId));
+}
+
+void Database::setRunControl(int64_t runId, RunControl control) {
+  Stmt(db_, path_, "UPDATE runs SET control = ? WHERE id = ?")
+      .bind(1, toString(control))
+      .bind(2, runId)
       .run();
   if (sqlite3_changes(db_) == 0)
     throw Error(path_ + ": no run " + std::to_string(runId));

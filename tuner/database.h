@@ -14,7 +14,7 @@
 // other's lock instead of failing. Connections must not cross fork(); open a
 // new Database in the child.
 //
-// Schema, version 1 (`PRAGMA user_version`; 0 = empty file):
+// Schema, version 2 (`PRAGMA user_version`; 0 = empty file):
 //
 //   workloads(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,
 //             text TEXT NOT NULL, flops REAL NOT NULL)
@@ -25,7 +25,11 @@
 //   runs(id INTEGER PRIMARY KEY, config TEXT NOT NULL (JSON),
 //        status TEXT NOT NULL CHECK(running|finished|failed|cancelled),
 //        started_at TEXT NOT NULL, ended_at TEXT (NULL while running),
-//        trials_done INTEGER NOT NULL, trials_planned INTEGER NOT NULL)
+//        trials_done INTEGER NOT NULL, trials_planned INTEGER NOT NULL,
+//        pid INTEGER, host TEXT, process_token TEXT (the process working on
+//        the run, NULL when unknown: version 2, see RunProcess),
+//        control TEXT NOT NULL DEFAULT '' CHECK(''|paused|cancelling)
+//        (version 2: what that process confirmed it is doing))
 //   records(id INTEGER PRIMARY KEY,
 //           workload_id INTEGER NOT NULL REFERENCES workloads(id),
 //           target_id INTEGER NOT NULL REFERENCES targets(id),
@@ -62,9 +66,13 @@ struct sqlite3;
 namespace unity::tuner {
 
 /// The schema version this code writes and reads.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 enum class RunStatus { Running, Finished, Failed, Cancelled };
+/// What the process working on a running run has confirmed (runs.control):
+/// nothing special, holding between two candidates, or finishing its batch
+/// before it marks the run cancelled.
+enum class RunControl { None, Paused, Cancelling };
 enum class RecordStatus { Ok, BuildError, RunError, Timeout, Crash, WrongResult };
 
 /// "running", "finished", ... (the text stored in the file).
@@ -72,6 +80,9 @@ const char* toString(RunStatus s);
 const char* toString(RecordStatus s);
 /// Inverse of toString; nullopt for unknown text.
 std::optional<RunStatus> parseRunStatus(const std::string& s);
+/// "", "paused", "cancelling".
+const char* toString(RunControl c);
+std::optional<RunControl> parseRunControl(const std::string& s);
 std::optional<RecordStatus> parseRecordStatus(const std::string& s);
 
 struct Workload {
@@ -86,6 +97,18 @@ struct TargetRow {
   std::string text;
 };
 
+/// The process that works on a run, stored with it so that another program
+/// (the workbench after a restart) can find that process again: steer it
+/// with signals, or see that it died without finishing. pid alone is not
+/// enough, pids are reused: startToken names one process of one boot of one
+/// machine (run_process.h).
+struct RunProcess {
+  int64_t pid = 0;
+  std::string host;       ///< gethostname() of the machine it runs on
+  std::string startToken; ///< processStartToken(pid) when it was recorded; may be empty
+  bool operator==(const RunProcess&) const = default;
+};
+
 struct Run {
   int64_t id = 0;
   nlohmann::json config;
@@ -94,6 +117,10 @@ struct Run {
   std::string endedAt; // empty while running
   int64_t trialsDone = 0;
   int64_t trialsPlanned = 0;
+  /// The process that started or last resumed it (nullopt: not recorded, as
+  /// in runs of schema version 1 or written by the API without one).
+  std::optional<RunProcess> process;
+  RunControl control = RunControl::None;
 };
 
 /// One measured (or failed) candidate. id and createdAt are set by the
@@ -153,14 +180,21 @@ public:
   std::optional<int64_t> targetId(const std::string& text) const;
   std::vector<TargetRow> targets() const;
 
-  /// A new run with status running and trials_done 0.
-  int64_t startRun(const nlohmann::json& config, int64_t trialsPlanned);
+  /// A new run with status running and trials_done 0, worked on by
+  /// `process` when given.
+  int64_t startRun(const nlohmann::json& config, int64_t trialsPlanned,
+                   const std::optional<RunProcess>& process = std::nullopt);
   void updateRunProgress(int64_t runId, int64_t trialsDone);
-  /// Sets the final status and ended_at. Throws for an unknown id.
+  /// Sets the final status and ended_at, and control back to None. Throws
+  /// for an unknown id.
   void finishRun(int64_t runId, RunStatus status);
-  /// Sets a run back to running (ended_at cleared): `tune --resume`.
+  /// Sets a run back to running (ended_at cleared, control None) and records
+  /// the process now working on it (cleared when nullopt): `tune --resume`.
   /// Throws for an unknown id.
-  void reopenRun(int64_t runId);
+  void reopenRun(int64_t runId, const std::optional<RunProcess>& process = std::nullopt);
+  /// Records what the run's process confirmed (paused, cancelling, or back
+  /// to None). Throws for an unknown id.
+  void setRunControl(int64_t runId, RunControl control);
   std::vector<Run> runs() const;
   std::optional<Run> run(int64_t runId) const;
 
@@ -198,7 +232,7 @@ public:
   std::string integrityCheck() const;
 
 private:
-  void configureAndMigrate();
+  void configureAndMigrate(int busyTimeoutMs);
 
   std::string path_;
   sqlite3* db_ = nullptr;

@@ -352,7 +352,7 @@ TuningRun::TuningRun(Database& db, std::vector<Task> tasks, TuneOptions options,
                      json config)
     : impl_(std::make_unique<Impl>(db, std::move(options), runner)) {
   impl_->trialsPlanned = impl_->opt.trials;
-  impl_->runId = db.startRun(config, impl_->opt.trials);
+  impl_->runId = db.startRun(config, impl_->opt.trials, impl_->opt.process);
   impl_->init(std::move(tasks), false);
 }
 
@@ -367,7 +367,7 @@ TuningRun::TuningRun(Database& db, int64_t runId, std::vector<Task> tasks, TuneO
   impl_->trialsDone = int(db.recordsOfRun(runId).size());
   impl_->trialsAtStart = impl_->trialsDone;
   impl_->rng.seed(impl_->opt.seed + uint64_t(impl_->trialsDone)); // not the same draws again
-  db.reopenRun(runId);
+  db.reopenRun(runId, impl_->opt.process);
   impl_->init(std::move(tasks), true);
 }
 

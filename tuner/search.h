@@ -50,6 +50,9 @@ struct TuneOptions {
   int generations = 2;          ///< rounds of mutating the best-scored points
   uint64_t seed = 1;
   MeasureSettings measure;
+  /// Recorded with the run (new or resumed) as the process working on it,
+  /// so another program can steer it (`tune` passes thisProcess()).
+  std::optional<RunProcess> process;
 };
 
 /// What the search knows of one task.

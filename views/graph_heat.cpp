@@ -156,72 +156,134 @@ void HeatLegend::setHeat(const ModelHeat& heat) {
 }
 
 void HeatLegend::attachTo(GraphCanvas* canvas) {
-  setParent(canvas->viewport());
+  if (canvas_ && canvas_ != canvas) {
+    canvas_->removeEventFilter(this);
+    canvas_->viewport()->removeEventFilter(this);
+    canvas_->setBottomBand(0);
+  }
+  canvas_ = canvas;
+  setParent(canvas);
   resize(sizeHint());
-  place();
+  // The canvas for its size, the viewport for its width (a scroll bar
+  // appearing narrows it).
+  canvas->installEventFilter(this);
   canvas->viewport()->installEventFilter(this);
   show();
   raise();
+  place();
+}
+
+void HeatLegend::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (canvas_ && parentWidget() == canvas_) {
+    canvas_->setBottomBand(height() + 6);
+    place();
+  }
+}
+
+void HeatLegend::hideEvent(QHideEvent* e) {
+  QWidget::hideEvent(e);
+  // Hidden on its own (overlay off), not with the window: the graph gets
+  // its band back.
+  if (canvas_ && parentWidget() == canvas_ && !isHidden())
+    return;
+  if (canvas_ && parentWidget() == canvas_)
+    canvas_->setBottomBand(0);
 }
 
 void HeatLegend::place() {
-  // Bottom left: the graph starts at the top, the minimap sits bottom right.
-  if (QWidget* p = parentWidget())
-    move(8, std::max(8, p->height() - height() - 8));
+  if (!canvas_ || parentWidget() != canvas_)
+    return;
+  // Two lines where the canvas is wide enough, else three (title; ramp;
+  // the untuned count), elided to the canvas's width.
+  const int room = std::max(60, canvas_->viewport()->width() - 8);
+  const QSize wide = sizeHint();
+  const bool compact = wide.width() > room;
+  const QFontMetrics fm(font());
+  const QSize size = compact ? QSize(room, fm.height() * 3 + 18) : wide;
+  if (compact != compact_ || size != this->size()) {
+    compact_ = compact;
+    resize(size);
+    update();
+  }
+  if (isVisible() && canvas_->bottomBand().height() != height() + 6)
+    canvas_->setBottomBand(height() + 6);
+  const QRect band = canvas_->bottomBand();
+  move(band.left() + 4, band.top() + std::max(0, (band.height() - height()) / 2));
 }
 
 bool HeatLegend::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == parentWidget() && event->type() == QEvent::Resize)
+  if (canvas_ && (watched == canvas_ || watched == canvas_->viewport()) &&
+      (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
     place();
   return QWidget::eventFilter(watched, event);
 }
 
-QSize HeatLegend::sizeHint() const {
-  const QFontMetrics fm(font());
-  const int title = fm.horizontalAdvance(tr("Tuned time per kernel (share of the sum)"));
-  const int last = fm.height() + 6 + fm.horizontalAdvance(untunedLine());
-  return {std::max({230, title, last}) + 20, fm.height() * 4 + 28};
-}
+QString HeatLegend::title() const { return tr("Share of the tuned time per kernel"); }
 
 QString HeatLegend::untunedLine() const {
-  return tr("not tuned    %1 of %2 kernels tuned, sum %3")
+  return tr("not tuned  ·  %1 of %2 kernels tuned, sum %3")
       .arg(tuned_)
       .arg(kernels_)
       .arg(formatLatency(totalS_));
+}
+
+namespace {
+constexpr int kRampWidth = 140;
+QString percent(double share) { return QStringLiteral("%1%").arg(share * 100, 0, 'f', 1); }
+} // namespace
+
+QSize HeatLegend::sizeHint() const {
+  const QFontMetrics fm(font());
+  // Line 1: title, low share, ramp, high share. Line 2: swatch, untuned line.
+  // (4 px of slack: elidedText must never cut the last figure.)
+  const int first = fm.horizontalAdvance(title()) + 10 + fm.horizontalAdvance(percent(minShare_)) +
+                    6 + kRampWidth + 6 + fm.horizontalAdvance(percent(maxShare_));
+  const int second = fm.height() + 6 + fm.horizontalAdvance(untunedLine());
+  return {std::max(first, second) + 20, fm.height() * 2 + 14};
 }
 
 void HeatLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
   const ThemeColors& colors = Theme::instance()->colors();
-  QColor back = colors.canvas;
-  back.setAlpha(230);
   p.setPen(QPen(colors.nodeBorder, 1));
-  p.setBrush(back);
+  p.setBrush(colors.canvas);
   p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 4, 4);
   const QFontMetrics fm(font());
-  const int x = 8, w = width() - 16;
-  int y = 6 + fm.ascent();
-  p.setPen(colors.nodeText);
-  p.drawText(x, y, tr("Tuned time per kernel (share of the sum)"));
-  y += 6;
-  QLinearGradient g(x, 0, x + w, 0);
+  const int room = width() - 16;
+  auto text = [&](int x, int top, const QString& s) {
+    p.setPen(colors.nodeText);
+    p.drawText(x, top + fm.ascent(), fm.elidedText(s, Qt::ElideRight, room - (x - 8)));
+  };
+  const QString lo = percent(minShare_), hi = percent(maxShare_);
+  // Line 1: title, then (wide) the ramp; compact: the ramp on line 2.
+  int top = 5;
+  int x = 8;
+  text(x, top, title());
+  if (compact_) {
+    top += fm.height() + 4;
+  } else {
+    x += fm.horizontalAdvance(title()) + 10;
+  }
+  const int ramp =
+      compact_ ? std::max(20, room - fm.horizontalAdvance(lo) - fm.horizontalAdvance(hi) - 16)
+               : kRampWidth;
+  text(x, top, lo);
+  x += fm.horizontalAdvance(lo) + 6;
+  QLinearGradient g(x, 0, x + ramp, 0);
   for (double f : {0.0, 0.25, 0.5, 0.75, 1.0})
     g.setColorAt(f, heatColor(f));
   p.setPen(QPen(colors.nodeBorder, 1));
   p.setBrush(g);
-  p.drawRect(x, y, w, fm.height());
-  y += fm.height() + fm.ascent() + 2;
-  p.setPen(colors.nodeText);
-  p.drawText(x, y, QStringLiteral("%1%").arg(minShare_ * 100, 0, 'f', 1));
-  const QString hi = QStringLiteral("%1%").arg(maxShare_ * 100, 0, 'f', 1);
-  p.drawText(x + w - fm.horizontalAdvance(hi), y, hi);
-  y += 6;
+  p.drawRect(x, top + 1, ramp, fm.height() - 2);
+  x += ramp + 6;
+  text(x, top, hi);
+  top += fm.height() + 4;
   p.setPen(QPen(colors.nodeBorder, 1));
   p.setBrush(heatUntunedColor());
-  p.drawRect(x, y, fm.height(), fm.height());
-  p.setPen(colors.nodeText);
-  p.drawText(x + fm.height() + 6, y + fm.ascent(), untunedLine());
+  p.drawRect(8, top + 1, fm.height() - 2, fm.height() - 2);
+  text(8 + fm.height() + 4, top, untunedLine());
 }
 
 } // namespace lowerscope

@@ -66,24 +66,31 @@ QHash<QString, NodeHeat> heatOverlay(const ModelHeat& heat);
 QString formatLatency(double seconds);
 
 /// The legend: the ramp from the cheapest to the most expensive kernel's
-/// share, the grey of untuned kernels, the kernels' tuned sum. Put on a
-/// canvas with attachTo (it keeps to the canvas's bottom-left corner).
+/// share, the grey of untuned kernels, the kernels' tuned sum, in two lines.
+/// Put on a canvas with attachTo: while shown it sits in a band the canvas
+/// keeps below its viewport (GraphCanvas::setBottomBand), so it never
+/// covers a node however the graph is zoomed or scrolled.
 class HeatLegend : public QWidget {
   Q_OBJECT
 public:
   explicit HeatLegend(QWidget* parent = nullptr);
   void setHeat(const ModelHeat& heat);
-  /// Reparents to `canvas`'s viewport, top-left, and shows.
+  /// Reparents to `canvas`, in its bottom band (left), and shows.
   void attachTo(GraphCanvas* canvas);
   QSize sizeHint() const override;
 
 protected:
   void paintEvent(QPaintEvent* e) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void showEvent(QShowEvent* e) override;
+  void hideEvent(QHideEvent* e) override;
 
 private:
+  QString title() const;
   QString untunedLine() const;
   void place();
+  GraphCanvas* canvas_ = nullptr;
+  bool compact_ = false; // three lines, for a canvas narrower than the two-line form
   double maxShare_ = 0, minShare_ = 0, totalS_ = 0;
   int tuned_ = 0, kernels_ = 0;
 };

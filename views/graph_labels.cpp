@@ -2,8 +2,10 @@
 
 #include <QFontMetricsF>
 #include <QHash>
+#include <QObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -91,6 +93,31 @@ QString shortTypeLabel(const QString& full) {
   return out;
 }
 
+QString groupCountText(int count) {
+  return count == 1 ? QObject::tr("1 node") : QObject::tr("%L1 nodes").arg(count);
+}
+
+ClusterTitle clusterTitle(const unity::viz::GraphCluster& cluster,
+                          const unity::viz::ClusterGeometry& box, const QFont& font) {
+  const QFontMetricsF fm(font);
+  QString name = QString::fromStdString(cluster.function);
+  if (cluster.scope)
+    name = name.section('/', -1);
+  const int size = cluster.size > 0 ? cluster.size : static_cast<int>(cluster.members.size());
+  const QString tail = QStringLiteral(" \u00B7 ") + groupCountText(size);
+  const double room = std::max(0.0, box.width - kClusterTitleIndent - 4);
+  QString text = name + tail;
+  if (fm.horizontalAdvance(text) > room) {
+    // The name elided, the count kept, while at least 3 letters of the name show.
+    const QString elided = fm.elidedText(name, Qt::ElideRight, room - fm.horizontalAdvance(tail));
+    text = elided.size() >= 4 ? elided + tail : fm.elidedText(name, Qt::ElideRight, room);
+  }
+  ClusterTitle t;
+  t.text = text;
+  t.rect = QRectF(box.x + kClusterTitleIndent, box.y + 2, fm.horizontalAdvance(text), fm.height());
+  return t;
+}
+
 std::vector<EdgeLabel> placeEdgeLabels(const unity::viz::DataflowGraph& g,
                                        const unity::viz::GraphLayout& layout, const QFont& font) {
   std::vector<EdgeLabel> labels;
@@ -101,6 +128,10 @@ std::vector<EdgeLabel> placeEdgeLabels(const unity::viz::DataflowGraph& g,
     taken.insert(
         QRectF(n.x - n.width / 2, n.y - n.height / 2, n.width, n.height).adjusted(-1, -1, 1, 1));
   }
+  for (size_t i = 0; i < g.clusters.size() && i < layout.clusters.size(); ++i)
+    if (g.clusters[i].expanded && layout.clusters[i].width > 0)
+      taken.insert(
+          clusterTitle(g.clusters[i], layout.clusters[i], font).rect.adjusted(-2, -1, 2, 1));
   // Values already labelled: (producer, label text).
   std::set<std::pair<int, std::string>> done;
   const double gap = 3;

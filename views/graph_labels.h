@@ -36,7 +36,24 @@ struct EdgeLabel {
 /// field; anything else unchanged.
 QString shortTypeLabel(const QString& full);
 
-/// The labels to draw for `g` laid out as `layout`, text measured in `font`.
+/// "1 node", "2,162 nodes".
+QString groupCountText(int count);
+
+/// An expanded group's title as drawn in the header of its box, fitted into
+/// the box: "layer.3 · 2,162 nodes"; when that is wider than the box, the
+/// name is elided before the count is dropped ("feature… · 12 nodes", then
+/// "features.1…"). The full name and count are the box's tooltip.
+struct ClusterTitle {
+  QString text;
+  QRectF rect; ///< scene rectangle of the text, inside the box's header
+};
+ClusterTitle clusterTitle(const unity::viz::GraphCluster& cluster,
+                          const unity::viz::ClusterGeometry& box, const QFont& font);
+/// Where the title starts, right of the collapse marker (▾).
+inline constexpr double kClusterTitleIndent = 16;
+
+/// The labels to draw for `g` laid out as `layout`, text measured in `font`
+/// (expanded groups' titles, in the same font, are kept clear as nodes are).
 std::vector<EdgeLabel> placeEdgeLabels(const unity::viz::DataflowGraph& g,
                                        const unity::viz::GraphLayout& layout, const QFont& font);
 

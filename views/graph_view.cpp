@@ -107,13 +107,14 @@ QGraphicsItem* graphItem(QGraphicsItem* item) {
   return item;
 }
 
-QString groupCountText(int count) {
-  return count == 1 ? QObject::tr("1 node") : QObject::tr("%L1 nodes").arg(count);
-}
-
 } // namespace
 
 // --------------------------------------------------------------- the canvas
+
+QRect GraphCanvas::bottomBand() const {
+  const QRect v = viewport()->geometry();
+  return QRect(v.left(), v.bottom() + 1, v.width(), viewportMargins().bottom());
+}
 
 GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -912,44 +913,50 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
   (beforeSide ? beforeItems_ : afterItems_).assign(g->graph.nodes.size(), nullptr);
 
   // Every job adds the items of one cluster, edge, label or node.
-  builder_->addPhase(std::min(g->graph.clusters.size(), g->layout.clusters.size()), [=, this](
-                                                                                        size_t ci) {
-    const auto& G = g->graph;
-    const auto& L = g->layout;
-    const ThemeColors& colors = Theme::instance()->colors();
-    const auto& c = L.clusters[ci];
-    if (!G.clusters[ci].expanded || c.width <= 0)
-      return;
-    const auto& gc = G.clusters[ci];
-    auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
-                               QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
-    // Nested scopes above their parents' boxes.
-    int depth = 0;
-    for (int p = gc.parent; p >= 0 && depth < 16; p = G.clusters[p].parent)
-      ++depth;
-    box->setZValue(-3 + depth * 0.01);
-    box->setData(kIdKey, int(ci));
-    box->setData(kTypeKey, kClusterType);
-    const int size = gc.size > 0 ? gc.size : static_cast<int>(gc.members.size());
-    box->setToolTip(tr("%1: %2 (click \u25BE or double-click to collapse)")
-                        .arg(q(gc.function), groupCountText(size)));
-    // "▾ layer.3 · 2,083 nodes": the marker collapses the group.
-    auto* toggle = new LodTextItem(QStringLiteral("\u25BE"), box);
-    toggle->setFont(nodeFont());
-    toggle->setBrush(colors.clusterText);
-    toggle->setPos(c.x + 3, c.y);
-    toggle->setData(kIdKey, int(ci));
-    toggle->setData(kTypeKey, kToggleType);
-    toggle->setToolTip(tr("Collapse %1").arg(q(gc.function)));
-    toggle->setCursor(Qt::PointingHandCursor);
-    QString name = q(gc.function);
-    if (gc.scope)
-      name = name.section('/', -1);
-    auto* title = new LodTextItem(name + QStringLiteral(" \u00B7 ") + groupCountText(size), box);
-    title->setFont(smallFont());
-    title->setBrush(colors.clusterText);
-    title->setPos(c.x + 16, c.y + 2);
-  });
+  builder_->addPhase(
+      std::min(g->graph.clusters.size(), g->layout.clusters.size()), [=, this](size_t ci) {
+        const auto& G = g->graph;
+        const auto& L = g->layout;
+        const ThemeColors& colors = Theme::instance()->colors();
+        const auto& c = L.clusters[ci];
+        if (!G.clusters[ci].expanded || c.width <= 0)
+          return;
+        const auto& gc = G.clusters[ci];
+        auto* box = scene->addRect(QRectF(c.x, c.y, c.width, c.height),
+                                   QPen(colors.clusterBorder, 1, Qt::DashLine), colors.clusterFill);
+        // Nested scopes above their parents' boxes.
+        int depth = 0;
+        for (int p = gc.parent; p >= 0 && depth < 16; p = G.clusters[p].parent)
+          ++depth;
+        box->setZValue(-3 + depth * 0.01);
+        box->setData(kIdKey, int(ci));
+        box->setData(kTypeKey, kClusterType);
+        const int size = gc.size > 0 ? gc.size : static_cast<int>(gc.members.size());
+        box->setToolTip(tr("%1: %2 (click \u25BE or double-click to collapse)")
+                            .arg(q(gc.function), groupCountText(size)));
+        // "▾ layer.3 · 2,083 nodes": the marker collapses the group.
+        auto* toggle = new LodTextItem(QStringLiteral("\u25BE"), box);
+        toggle->setFont(nodeFont());
+        toggle->setBrush(colors.clusterText);
+        toggle->setPos(c.x + 3, c.y);
+        toggle->setData(kIdKey, int(ci));
+        toggle->setData(kTypeKey, kToggleType);
+        toggle->setToolTip(tr("Collapse %1").arg(q(gc.function)));
+        toggle->setCursor(Qt::PointingHandCursor);
+        // The title in the box's header, fitted to its width, on a chip of the
+        // box's fill drawn over the edges that enter the box from above (and
+        // kept clear of edge labels by placeEdgeLabels).
+        const ClusterTitle t = clusterTitle(gc, c, smallFont());
+        auto* chip = scene->addRect(t.rect.adjusted(-2, -1, 2, 1), Qt::NoPen, colors.clusterFill);
+        chip->setZValue(-0.9); // above edges (-1), below nodes
+        chip->setData(kIdKey, int(ci));
+        chip->setData(kTypeKey, kClusterType);
+        chip->setToolTip(box->toolTip());
+        auto* title = new LodTextItem(t.text, chip);
+        title->setFont(smallFont());
+        title->setBrush(colors.clusterText);
+        title->setPos(t.rect.topLeft());
+      });
 
   builder_->addPhase(std::min(g->graph.edges.size(), g->layout.edges.size()), [=](size_t i) {
     const auto& G = g->graph;
@@ -1043,9 +1050,13 @@ void GraphView::drawInto(QGraphicsScene* scene, const LaidOutGraphPtr& graph,
     text->setFont(n.kind == NodeKind::Constant ? smallFont() : nodeFont());
     text->setBrush(colors.nodeText);
     QRectF tb = text->boundingRect();
-    double fitScale = std::min(1.0, (geo.width - 4) / std::max(1.0, tb.width()));
+    // A group's lines ("layer.3", "▸ 2162 nodes") keep clear of its frame:
+    // a 4 px inset on the left, where the stacked outline has its notch.
+    const double inset = n.kind == NodeKind::Cluster ? 4 : 2;
+    double fitScale = std::min(1.0, (geo.width - 2 * inset) / std::max(1.0, tb.width()));
     text->setScale(fitScale);
-    text->setPos(geo.x - tb.width() * fitScale / 2, geo.y - tb.height() * fitScale / 2);
+    text->setPos(n.kind == NodeKind::Cluster ? r.left() + inset : geo.x - tb.width() * fitScale / 2,
+                 geo.y - tb.height() * fitScale / 2);
     if (group) {
       // Its last line, "▸ 3 nodes", expands it on a click: a transparent
       // hit area over that line.

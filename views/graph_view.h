@@ -39,9 +39,11 @@
 //  - the properties pane is shown only while a node is selected.
 #include <QFutureWatcher>
 #include <QGraphicsView>
+
 #include <QHash>
 #include <QPen>
 #include <QWidget>
+#include <algorithm>
 
 #include <atomic>
 #include <list>
@@ -113,6 +115,12 @@ public:
   /// at kReadableZoom near the top of the view. Kept on resize like fit().
   void fitReadable(const QRectF& focus);
   double zoom() const;
+  /// Keeps a band of `pixels` below the graph's viewport (between it and the
+  /// scroll bar) that the scene never scrolls under: room for an overlay
+  /// such as the heat legend. 0 removes it.
+  void setBottomBand(int pixels) { setViewportMargins(0, 0, 0, std::max(0, pixels)); }
+  /// The band's rectangle in this widget's coordinates.
+  QRect bottomBand() const;
   /// The zoom at which node labels (11 px) are comfortably legible.
   static constexpr double kReadableZoom = 0.8;
 

@@ -18,6 +18,8 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "tuner/run_process.h"
+
 namespace lowerscope {
 
 QStringList TuningLaunch::arguments(QString* error) const {
@@ -176,6 +178,40 @@ bool TuningController::cancel() {
   if (::kill(pid_t(pid_), SIGTERM) != 0)
     return false;
   setState(State::Cancelling);
+  return true;
+}
+
+bool TuningController::signalRun(const unity::tuner::Run& run, Signal signal, QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error)
+      *error = why;
+    return false;
+  };
+  if (run.status != unity::tuner::RunStatus::Running)
+    return fail(QStringLiteral("run %1 is not running").arg(run.id));
+  if (!run.process)
+    return fail(QStringLiteral("run %1 recorded no process (started by an older lowerscope-cli)")
+                    .arg(run.id));
+  const unity::tuner::RunProcess& p = *run.process;
+  switch (unity::tuner::liveness(p)) {
+  case unity::tuner::ProcessLiveness::Alive:
+    break;
+  case unity::tuner::ProcessLiveness::Gone:
+    return fail(QStringLiteral("the process of run %1 (pid %2) has ended").arg(run.id).arg(p.pid));
+  case unity::tuner::ProcessLiveness::OtherHost:
+    return fail(QStringLiteral("run %1 runs on %2, not on this machine")
+                    .arg(run.id)
+                    .arg(QString::fromStdString(p.host)));
+  case unity::tuner::ProcessLiveness::Unknown:
+    return fail(QStringLiteral("cannot tell whether pid %1 is still the process of run %2")
+                    .arg(p.pid)
+                    .arg(run.id));
+  }
+  const int sig = signal == Signal::Pause      ? SIGUSR1
+                  : signal == Signal::Continue ? SIGUSR2
+                                               : SIGTERM;
+  if (::kill(pid_t(p.pid), sig) != 0)
+    return fail(QStringLiteral("cannot signal pid %1: %2").arg(p.pid).arg(qt_error_string(errno)));
   return true;
 }
 

@@ -17,8 +17,12 @@
 // finishes the batch being measured and marks the run cancelled; Resume
 // starts `tune --resume RUN`. The state the CLI reached is read back from
 // its "tune: ..." log lines, so the buttons never claim a state the process
-// has not confirmed. Only runs started by this object can be controlled; a
-// run of another process is shown, not steered (its pid is not known).
+// has not confirmed. A run this object did not start (one started before the
+// window was restarted, or from a shell) is steered with the same signals
+// through the process the run recorded in the database (signalRun): pid,
+// host and a start token, checked just before the signal so that a pid
+// reused by another process is never signalled (tuner/run_process.h); its
+// state is then what the process recorded in the run's `control` column.
 //
 // Nothing here blocks: the log and the process are polled by a QTimer
 // (reading a few new bytes of a local file), and waitUntilIdle() is for tests.
@@ -29,6 +33,8 @@
 #include <QTimer>
 
 #include <cstdint>
+
+#include "tuner/database.h"
 
 namespace lowerscope {
 
@@ -92,6 +98,13 @@ public:
   bool pause();
   bool unpause();
   bool cancel();
+
+  enum class Signal { Pause, Continue, Cancel };
+  /// Sends `signal` to the process recorded with `run` in its database,
+  /// whoever started it: only when the run is running and that very process
+  /// still runs on this machine (liveness checked now). False, with `error`
+  /// saying why, otherwise.
+  static bool signalRun(const unity::tuner::Run& run, Signal signal, QString* error = nullptr);
 
   State state() const { return state_; }
   bool isActive() const { return state_ != State::Idle; }

@@ -183,17 +183,23 @@ void TuningRunsModel::setSnapshot(const TuningSnapshotPtr& snapshot) {
   std::vector<unity::tuner::Run> runs =
       snapshot ? snapshot->runs : std::vector<unity::tuner::Run>{};
   std::reverse(runs.begin(), runs.end());
+  std::vector<unity::tuner::ProcessLiveness> liveness =
+      snapshot ? snapshot->runLiveness : std::vector<unity::tuner::ProcessLiveness>{};
+  liveness.resize(runs.size(), unity::tuner::ProcessLiveness::Unknown);
+  std::reverse(liveness.begin(), liveness.end());
   bool sameIds = runs.size() == runs_.size();
   for (size_t i = 0; sameIds && i < runs.size(); ++i)
     sameIds = runs[i].id == runs_[i].id;
   if (sameIds) {
     runs_ = std::move(runs);
+    liveness_ = std::move(liveness);
     if (!runs_.empty())
       Q_EMIT dataChanged(index(0, 0), index(int(runs_.size()) - 1, ColumnCount - 1));
     return;
   }
   beginResetModel();
   runs_ = std::move(runs);
+  liveness_ = std::move(liveness);
   endResetModel();
 }
 
@@ -244,8 +250,11 @@ QVariant TuningRunsModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
   case Run:
     return qint64(r->id);
-  case Status:
-    return QString::fromLatin1(unity::tuner::toString(r->status));
+  case Status: {
+    const size_t i = size_t(index.row());
+    return runStateText(*r, i < liveness_.size() ? liveness_[i]
+                                                 : unity::tuner::ProcessLiveness::Unknown);
+  }
   case Started: {
     QDateTime t = QDateTime::fromString(QString::fromStdString(r->startedAt), Qt::ISODateWithMs);
     return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))

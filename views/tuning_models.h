@@ -62,7 +62,8 @@ public:
   QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-  std::vector<unity::tuner::Run> runs_; // newest first
+  std::vector<unity::tuner::Run> runs_;                 // newest first
+  std::vector<unity::tuner::ProcessLiveness> liveness_; // per row of runs_
 };
 
 } // namespace lowerscope

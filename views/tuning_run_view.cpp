@@ -370,6 +370,17 @@ void TuningRunView::apply(const TuningSnapshotPtr& snapshot) {
   Q_EMIT updated();
 }
 
+bool TuningRunView::ownRun() const {
+  return snapshot_ && snapshot_->run && controller_ && controller_->isActive() &&
+         controller_->runId() == snapshot_->runId &&
+         QFileInfo(controller_->database()).absoluteFilePath() == watcher_->path();
+}
+
+bool TuningRunView::attachedRun() const {
+  return snapshot_ && snapshot_->run && snapshot_->run->status == RunStatus::Running &&
+         snapshot_->liveness == unity::tuner::ProcessLiveness::Alive && !ownRun();
+}
+
 void TuningRunView::updateStateLine() {
   if (!snapshot_ || !snapshot_->run) {
     state_->clear();
@@ -377,16 +388,20 @@ void TuningRunView::updateStateLine() {
   }
   const unity::tuner::Run& run = *snapshot_->run;
   const bool running = run.status == RunStatus::Running;
-  const bool ours = controller_ && controller_->isActive() && controller_->runId() == run.id &&
-                    QFileInfo(controller_->database()).absoluteFilePath() == watcher_->path();
-  QString status = QString::fromLatin1(unity::tuner::toString(run.status));
-  if (ours && controller_->state() == TuningController::State::Paused)
+  const bool interrupted = snapshot_->interrupted();
+  const bool ours = ownRun();
+  using S = TuningController::State;
+  const bool paused =
+      ours ? controller_->state() == S::Paused : run.control == unity::tuner::RunControl::Paused;
+  QString status = runStateText(run, snapshot_->liveness);
+  if (paused)
     status = tr("paused");
-  else if (ours && controller_->state() == TuningController::State::Cancelling)
+  else if (ours ? controller_->state() == S::Cancelling
+                : run.control == unity::tuner::RunControl::Cancelling || cancelAsked_ == run.id)
     status = tr("cancelling after this batch");
   double elapsed = snapshot_->elapsedSeconds;
   double eta = snapshot_->etaSeconds;
-  if (running && !(ours && controller_->state() == TuningController::State::Paused)) {
+  if (running && !paused && !interrupted) {
     // Between snapshots the clock goes on.
     const double since = double(QDateTime::currentMSecsSinceEpoch() - snapshotAtMs_) / 1000.0;
     const QDateTime started =
@@ -397,7 +412,7 @@ void TuningRunView::updateStateLine() {
       eta = std::max(0.0, eta - since);
   }
   QString text = tr("%1 · elapsed %2").arg(status, formatDuration(elapsed));
-  if (running)
+  if (running && !interrupted)
     text += eta >= 0 ? tr(" · ETA %1").arg(formatDuration(eta)) : tr(" · ETA: after a few trials");
   if (snapshot_->records > 0)
     text += tr(" · %1 ok, %2 failed")
@@ -410,42 +425,85 @@ void TuningRunView::updateStateLine() {
                 .arg(formatSeconds(best), formatSeconds(first))
                 .arg(first / best, 0, 'f', 2);
   }
-  if (running && !ours)
-    text += tr(" · started by another process");
+  if (running && !ours) {
+    const qint64 pid = run.process ? qint64(run.process->pid) : 0;
+    switch (snapshot_->liveness) {
+    case unity::tuner::ProcessLiveness::Alive:
+      text += tr(" · started by another process (pid %1)").arg(pid);
+      break;
+    case unity::tuner::ProcessLiveness::Gone:
+      text += tr(" · its process (pid %1) ended without finishing; Resume continues it").arg(pid);
+      break;
+    case unity::tuner::ProcessLiveness::OtherHost:
+      text +=
+          tr(" · started by another process, on %1").arg(QString::fromStdString(run.process->host));
+      break;
+    case unity::tuner::ProcessLiveness::Unknown:
+      text += tr(" · started by another process");
+      break;
+    }
+  }
   state_->setText(text);
 }
 
 void TuningRunView::updateControls() {
   const bool haveRun = snapshot_ && snapshot_->run;
-  const bool ours = haveRun && controller_ && controller_->isActive() &&
-                    controller_->runId() == snapshot_->runId &&
-                    QFileInfo(controller_->database()).absoluteFilePath() == watcher_->path();
+  if (!haveRun || snapshot_->run->status != RunStatus::Running)
+    cancelAsked_ = 0;
+  const bool ours = ownRun();
+  const bool attached = attachedRun();
   using S = TuningController::State;
   const S st = controller_ ? controller_->state() : S::Idle;
-  pause_->setEnabled(ours && (st == S::Running || st == S::Paused));
-  pause_->setText(ours && st == S::Paused ? tr("Continue") : tr("Pause"));
-  cancel_->setEnabled(ours && (st == S::Running || st == S::Paused));
-  // Resume: a run that stopped before its budget, when no run of ours is active.
-  const bool stoppedEarly = haveRun && snapshot_->run->status != RunStatus::Running &&
-                            snapshot_->run->config.is_object() &&
-                            snapshot_->run->config.contains("model") &&
-                            (snapshot_->run->status != RunStatus::Finished ||
-                             snapshot_->run->trialsDone < snapshot_->run->trialsPlanned);
+  const auto control = haveRun ? snapshot_->run->control : unity::tuner::RunControl::None;
+  const bool paused =
+      ours ? st == S::Paused : attached && control == unity::tuner::RunControl::Paused;
+  const bool steerable = ours ? (st == S::Running || st == S::Paused)
+                              : attached && control != unity::tuner::RunControl::Cancelling &&
+                                    cancelAsked_ != snapshot_->runId;
+  pause_->setEnabled(steerable);
+  pause_->setText(paused ? tr("Continue") : tr("Pause"));
+  cancel_->setEnabled(steerable);
+  // Resume: a run that stopped before its budget, or whose process died
+  // without finishing it, when no run of ours is active.
+  const bool stoppedEarly =
+      haveRun && (snapshot_->run->status != RunStatus::Running || snapshot_->interrupted()) &&
+      snapshot_->run->config.is_object() && snapshot_->run->config.contains("model") &&
+      (snapshot_->run->status != RunStatus::Finished ||
+       snapshot_->run->trialsDone < snapshot_->run->trialsPlanned);
   resume_->setEnabled(stoppedEarly && controller_ && !controller_->isActive());
 }
 
 void TuningRunView::onPauseClicked() {
-  if (!controller_)
+  if (ownRun()) {
+    if (controller_->state() == TuningController::State::Paused)
+      controller_->unpause();
+    else
+      controller_->pause();
     return;
-  if (controller_->state() == TuningController::State::Paused)
-    controller_->unpause();
-  else
-    controller_->pause();
+  }
+  if (!attachedRun())
+    return;
+  // The process confirms by writing `control`, which the watcher reads.
+  QString error;
+  const bool paused = snapshot_->run->control == unity::tuner::RunControl::Paused;
+  if (!TuningController::signalRun(
+          *snapshot_->run,
+          paused ? TuningController::Signal::Continue : TuningController::Signal::Pause, &error))
+    state_->setText(error);
+  watcher_->refresh();
 }
 
 void TuningRunView::onCancelClicked() {
-  if (controller_)
+  if (ownRun()) {
     controller_->cancel();
+  } else if (attachedRun()) {
+    QString error;
+    if (TuningController::signalRun(*snapshot_->run, TuningController::Signal::Cancel, &error))
+      cancelAsked_ = snapshot_->runId;
+    else
+      state_->setText(error);
+    watcher_->refresh();
+  }
   updateControls();
   updateStateLine();
 }

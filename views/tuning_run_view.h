@@ -12,9 +12,12 @@
 // Everything shown comes from the database through a TuningWatcher (reads
 // off the UI thread), so the view shows any run of the file, whoever
 // started it, and can be closed and opened again without touching the run.
-// The buttons act through a TuningController, which only steers runs it
-// started; for another process's run they are disabled and the state line
-// says so.
+// The buttons act through a TuningController for the runs it started; a
+// run started elsewhere (before the window was restarted, or from a shell)
+// is steered through the process it recorded in the database
+// (TuningController::signalRun), when that process still runs on this
+// machine. A running run whose process is gone shows as interrupted, with
+// Resume offered.
 #include <QWidget>
 
 #include "views/tuning_watcher.h"
@@ -90,6 +93,11 @@ private:
   void onPauseClicked();
   void onCancelClicked();
   void onResumeClicked();
+  /// The run shown is the active run of controller_.
+  bool ownRun() const;
+  /// The run shown runs in a process that this window did not start and
+  /// that signalRun can reach.
+  bool attachedRun() const;
 
   TuningWatcher* watcher_ = nullptr;
   TuningController* controller_ = nullptr;
@@ -117,6 +125,7 @@ private:
   qint64 snapshotAtMs_ = 0; // when the snapshot arrived (the live elapsed time)
   XAxis xAxis_ = XAxis::Trials;
   bool chartsStale_ = false; // a snapshot arrived while hidden
+  int64_t cancelAsked_ = 0;  // an attached run asked to cancel (until it says so)
 };
 
 } // namespace lowerscope

@@ -91,6 +91,24 @@ void decimate(std::vector<TuningCurvePoint>& curve, size_t limit) {
 
 } // namespace
 
+unity::tuner::ProcessLiveness runLiveness(const unity::tuner::Run& run) {
+  if (run.status != RunStatus::Running || !run.process)
+    return unity::tuner::ProcessLiveness::Unknown;
+  return unity::tuner::liveness(*run.process);
+}
+
+QString runStateText(const unity::tuner::Run& run, unity::tuner::ProcessLiveness liveness) {
+  if (run.status == RunStatus::Running) {
+    if (liveness == unity::tuner::ProcessLiveness::Gone)
+      return QObject::tr("interrupted");
+    if (run.control == unity::tuner::RunControl::Paused)
+      return QObject::tr("paused");
+    if (run.control == unity::tuner::RunControl::Cancelling)
+      return QObject::tr("cancelling");
+  }
+  return QString::fromLatin1(unity::tuner::toString(run.status));
+}
+
 TuningSnapshotPtr readTuningSnapshot(Database& db, int64_t runId) {
   auto s = std::make_shared<TuningSnapshot>();
   s->databasePath = QString::fromStdString(db.path());
@@ -98,9 +116,13 @@ TuningSnapshotPtr readTuningSnapshot(Database& db, int64_t runId) {
     s->runs = db.runs();
     if (runId == 0 && !s->runs.empty())
       runId = s->runs.back().id; // ORDER BY id: the newest
-    for (auto& r : s->runs)
-      if (r.id == runId)
+    for (auto& r : s->runs) {
+      s->runLiveness.push_back(runLiveness(r));
+      if (r.id == runId) {
         s->run = r;
+        s->liveness = s->runLiveness.back();
+      }
+    }
     if (!s->run)
       return s;
     s->runId = runId;
@@ -262,6 +284,7 @@ public:
   }
   void watch(const QString& path, int64_t runId, unsigned generation) {
     db_.reset();
+    last_.reset();
     path_ = path;
     runId_ = runId;
     generation_ = generation;
@@ -289,6 +312,19 @@ private:
     return s;
   }
 
+  /// A process of a running run ended (or its liveness could be checked
+  /// where it could not): the file may not change when a tuner is killed,
+  /// so this is checked at every poll (a read of /proc per running run).
+  bool livenessChanged() const {
+    if (!last_)
+      return false;
+    for (size_t i = 0; i < last_->runs.size() && i < last_->runLiveness.size(); ++i)
+      if (last_->runs[i].status == RunStatus::Running &&
+          runLiveness(last_->runs[i]) != last_->runLiveness[i])
+        return true;
+    return false;
+  }
+
   void poll() {
     if (path_.isEmpty())
       return;
@@ -298,7 +334,7 @@ private:
     if (!force_ && clock_.elapsed() < restUntilMs_)
       return;
     const QString now = stamp();
-    if (!force_ && now == stamp_)
+    if (!force_ && now == stamp_ && !livenessChanged())
       return;
     force_ = false;
     stamp_ = now;
@@ -326,6 +362,7 @@ private:
       db_.reset();
     }
     restUntilMs_ = clock_.elapsed() + 4 * (clock_.elapsed() - readStart);
+    last_ = snap;
     const unsigned generation = generation_;
     TuningWatcher* w = watcher_;
     QMetaObject::invokeMethod(
@@ -342,6 +379,7 @@ private:
   QElapsedTimer clock_;
   qint64 restUntilMs_ = 0;
   std::unique_ptr<Database> db_;
+  TuningSnapshotPtr last_; // the last snapshot read (livenessChanged)
 };
 
 TuningWatcher::TuningWatcher(QObject* parent) : QObject(parent) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "tuner/database.h"
+#include "tuner/run_process.h"
 
 namespace lowerscope {
 
@@ -80,12 +81,33 @@ struct TuningSnapshot {
   double secondsPerTrial = 0;
   /// The run's configuration as a short "key: value" text for people.
   QString configSummary;
+  /// Per run (same order as runs): where the process recorded with a
+  /// running run stands, checked when the snapshot was read (Unknown for a
+  /// run that is not running or recorded no process).
+  std::vector<unity::tuner::ProcessLiveness> runLiveness;
+  /// The shown run's entry of runLiveness.
+  unity::tuner::ProcessLiveness liveness = unity::tuner::ProcessLiveness::Unknown;
+  /// The shown run is marked running but its process ended without
+  /// finishing it (killed, crashed, the machine restarted): `tune --resume`
+  /// continues it.
+  bool interrupted() const {
+    return run && run->status == unity::tuner::RunStatus::Running &&
+           liveness == unity::tuner::ProcessLiveness::Gone;
+  }
 };
 using TuningSnapshotPtr = std::shared_ptr<const TuningSnapshot>;
 
 /// Points per curve a snapshot keeps at most (see decimate in the .cpp):
 /// about one per 2-4 pixels of a chart in the panel.
 inline constexpr size_t kMaxCurvePoints = 160;
+
+/// Where the process of `run` stands now: Unknown unless the run is running
+/// and recorded a process.
+unity::tuner::ProcessLiveness runLiveness(const unity::tuner::Run& run);
+/// A run's state as a person reads it: its status, or for a running run
+/// "paused" / "cancelling" (what its process confirmed) or "interrupted"
+/// (its process is gone).
+QString runStateText(const unity::tuner::Run& run, unity::tuner::ProcessLiveness liveness);
 
 /// Reads a snapshot synchronously (the poller's work; also for tests).
 /// runId 0 follows the newest run. Never throws: errors go to `error`.

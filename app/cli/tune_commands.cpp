@@ -10,7 +10,11 @@
 // measured, marks the run `cancelled` and exits 0 (a second one kills);
 // SIGUSR1 pauses between two candidates (no measurement runs while paused)
 // and SIGUSR2 continues. Each change is printed as a line starting with
-// "tune: " so a parent process can follow it. A new run also stores its
+// "tune: " so a parent process can follow it, and recorded in the run's
+// `control` column so any other program can (a workbench that did not start
+// the run). The run also records this process (pid, host, start token:
+// tuner/run_process.h), so such a program can find it to send those
+// signals, or tell that it died without finishing. A new run also stores its
 // tasks in the run's configuration (`task_info`: name, hash, target,
 // sub-target, FLOPs, weight, tunable), so a viewer of the database can show
 // per-task figures without rebuilding the model.
@@ -37,6 +41,7 @@
 #include "engine/target/target.h"
 #include "tuner/database.h"
 #include "tuner/measure.h"
+#include "tuner/run_process.h"
 #include "tuner/runner.h"
 #include "tuner/search.h"
 #include "tuner/slurm_runner.h"
@@ -245,21 +250,42 @@ private:
   struct sigaction old_[4];
 };
 
-/// Called between two candidates: waits while paused (printing the change),
-/// and says once that a cancel was asked for.
-void honourControl(int64_t runId, int trialsDone) {
+/// Records what the run's process confirmed, for programs that follow the
+/// database; a failure to write it is reported and does not stop the run.
+void recordControl(unity::tuner::Database& db, int64_t runId, unity::tuner::RunControl c) {
+  try {
+    db.setRunControl(runId, c);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tune: warning: could not record the run's state: {}\n", e.what());
+  }
+}
+
+/// Called between two candidates: waits while paused (printing the change
+/// and recording it in the database), and says once that a cancel was asked
+/// for.
+void honourControl(unity::tuner::Database& db, int64_t runId, int trialsDone) {
   static bool saidCancel = false;
-  if (gCancel.load() && !saidCancel) {
+  auto sayCancel = [&] {
+    if (!gCancel.load() || saidCancel)
+      return;
     saidCancel = true;
     fmt::print("tune: cancelling run {} after this batch ({} trials done)\n", runId, trialsDone);
     std::fflush(stdout);
-  }
+    recordControl(db, runId, unity::tuner::RunControl::Cancelling);
+  };
+  sayCancel();
   if (!gPaused.load())
     return;
+  recordControl(db, runId, unity::tuner::RunControl::Paused);
   fmt::print("tune: paused run {} at {} trials\n", runId, trialsDone);
   std::fflush(stdout);
   while (gPaused.load() && !gCancel.load())
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (gCancel.load()) {
+    sayCancel();
+    return;
+  }
+  recordControl(db, runId, unity::tuner::RunControl::None);
   fmt::print("tune: continued run {}\n", runId);
   std::fflush(stdout);
 }
@@ -296,6 +322,12 @@ int runTune(const TuneArgs& a) {
     auto run = db.run(a.resume);
     if (!run)
       throw Error(a.db + ": no run " + std::to_string(a.resume) + " to resume");
+    // One process per run: a second one would measure the same candidates
+    // and both would write its progress.
+    if (run->status == unity::tuner::RunStatus::Running && run->process &&
+        unity::tuner::liveness(*run->process) == unity::tuner::ProcessLiveness::Alive)
+      throw Error(a.db + ": run " + std::to_string(a.resume) + " is still being tuned by process " +
+                  std::to_string(run->process->pid) + "; cancel it before resuming it");
     config = run->config;
     if (!config.is_object() || !config.contains("model") || !config.contains("target"))
       throw Error(a.db + ": run " + std::to_string(a.resume) +
@@ -339,6 +371,7 @@ int runTune(const TuneArgs& a) {
   opt.timeBudgetSeconds = a.resume > 0 ? a.timeBudget : config.value("time_budget_s", 0.0);
   opt.measure.timeoutSeconds = config.value("timeout_s", 10.0);
   opt.measure.flushCache = config.value("flush_cache", false);
+  opt.process = unity::tuner::thisProcess();
   std::unique_ptr<unity::tuner::TuningRun> run =
       a.resume > 0
           ? std::make_unique<unity::tuner::TuningRun>(db, a.resume, std::move(tasks), opt, *runner)
@@ -358,7 +391,7 @@ int runTune(const TuneArgs& a) {
   int lastPrinted = -1;
   run->run(
       [&](const unity::tuner::Progress& p) {
-        honourControl(p.runId, p.trialsDone);
+        honourControl(db, p.runId, p.trialsDone);
         if (a.quiet)
           return;
         std::string head =

@@ -29,7 +29,7 @@ endfunction()
 db_check(cli_db_list db_tune
   EXIT 0
   ARGS db list "${DB}"
-  LINES "${DB}: schema v1, 2 workloads, 2 targets, 1 runs" "workload "
+  LINES "${DB}: schema v2, 2 workloads, 2 targets, 1 runs" "workload "
   TEXT "mm-16x32x8  8.19 K  llvm -mcpu=skylake-avx512 -num-cores=1   2       1   2.00 us     4.10"
        "mm-16x32x8  8.19 K  llvm -num-cores=2                        1       0  10.00 us     0.82"
        "mm-8x8x8    1.02 K  llvm -mcpu=skylake-avx512 -num-cores=1   1       0  1.000 ms     0.00")

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "engine/support/error.h"
 #include "tuner/database.h"
@@ -95,7 +97,7 @@ TEST_F(DatabaseTest, CreateThenReopenKeepsEverything) {
     db.finishRun(run, RunStatus::Finished);
   }
   Database db(file());
-  EXPECT_EQ(db.schemaVersion(), 1);
+  EXPECT_EQ(db.schemaVersion(), 2);
   EXPECT_EQ(db.addWorkload("hash-a", "other text", 1), w) << "existing hash keeps its id";
   ASSERT_EQ(db.workloads().size(), 1u);
   EXPECT_EQ(db.workloads()[0].text, "matmul 64");
@@ -143,7 +145,8 @@ TEST_F(DatabaseTest, NewerSchemaVersionIsRefusedNamingBothVersions) {
   std::string msg = openError(file());
   EXPECT_NE(msg.find(file()), std::string::npos) << msg;
   EXPECT_NE(msg.find("7"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("version 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("version " + std::to_string(unity::tuner::kSchemaVersion)), std::string::npos)
+      << msg;
 }
 
 TEST_F(DatabaseTest, GarbageFileIsRefusedNamingTheFile) {
@@ -249,6 +252,101 @@ TEST_F(DatabaseTest, RunsListAndUnknownRunThrows) {
   EXPECT_FALSE(db.run(r2 + 100));
   EXPECT_THROW(db.finishRun(r2 + 100, RunStatus::Failed), unity::Error);
   EXPECT_THROW(db.updateRunProgress(r2 + 100, 1), unity::Error);
+}
+
+TEST_F(DatabaseTest, RunRecordsItsProcessAndWhatItConfirmed) {
+  using unity::tuner::RunControl;
+  using unity::tuner::RunProcess;
+  Database db(file());
+  const RunProcess first{4242, "node-a", "boot:1001"};
+  const int64_t run = db.startRun({{"a", 1}}, 5, first);
+  const int64_t bare = db.startRun({{"a", 2}}, 5);
+  EXPECT_EQ(db.run(run)->process, first);
+  EXPECT_EQ(db.run(run)->control, RunControl::None);
+  EXPECT_FALSE(db.run(bare)->process);
+
+  db.setRunControl(run, RunControl::Paused);
+  EXPECT_EQ(db.run(run)->control, RunControl::Paused);
+  db.setRunControl(run, RunControl::Cancelling);
+  EXPECT_EQ(Database(file()).run(run)->control, RunControl::Cancelling) << "another connection";
+  db.finishRun(run, RunStatus::Cancelled);
+  EXPECT_EQ(db.run(run)->control, RunControl::None) << "a finished run confirms nothing";
+  EXPECT_EQ(db.run(run)->process, first) << "kept for the history";
+
+  // Resumed by another process: that one is recorded, the state starts afresh.
+  db.setRunControl(run, RunControl::Paused);
+  const RunProcess second{77, "node-b", "boot:2002"};
+  db.reopenRun(run, second);
+  EXPECT_EQ(db.run(run)->status, RunStatus::Running);
+  EXPECT_EQ(db.run(run)->process, second);
+  EXPECT_EQ(db.run(run)->control, RunControl::None);
+  db.reopenRun(run);
+  EXPECT_FALSE(db.run(run)->process);
+  EXPECT_THROW(db.setRunControl(bare + 100, RunControl::Paused), unity::Error);
+}
+
+TEST_F(DatabaseTest, VersionOneFileIsMigratedKeepingItsRuns) {
+  // The schema as version 1 created it, written here independently of the
+  // migration code.
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &raw), SQLITE_OK);
+    const char* v1 = R"sql(
+CREATE TABLE workloads(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, text TEXT NOT NULL,
+  flops REAL NOT NULL);
+CREATE TABLE targets(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+CREATE TABLE runs(id INTEGER PRIMARY KEY, config TEXT NOT NULL,
+  status TEXT NOT NULL CHECK(status IN ('running','finished','failed','cancelled')),
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), ended_at TEXT,
+  trials_done INTEGER NOT NULL DEFAULT 0, trials_planned INTEGER NOT NULL);
+CREATE TABLE records(id INTEGER PRIMARY KEY,
+  workload_id INTEGER NOT NULL REFERENCES workloads(id),
+  target_id INTEGER NOT NULL REFERENCES targets(id), run_id INTEGER REFERENCES runs(id),
+  trial INTEGER NOT NULL, trace TEXT NOT NULL, decisions TEXT NOT NULL, times TEXT NOT NULL,
+  mean_s REAL, status TEXT NOT NULL, error_kind TEXT NOT NULL, error_message TEXT NOT NULL,
+  build_s REAL NOT NULL, predicted_s REAL, node TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+INSERT INTO runs(config, status, trials_done, trials_planned)
+  VALUES('{"model": "m.uir"}', 'running', 3, 10);
+PRAGMA user_version=1;
+)sql";
+    ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  }
+  Database db(file());
+  EXPECT_EQ(db.schemaVersion(), 2);
+  auto run = db.run(1);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->status, RunStatus::Running);
+  EXPECT_EQ(run->trialsDone, 3);
+  EXPECT_EQ(run->config["model"], "m.uir");
+  EXPECT_FALSE(run->process) << "a version-1 run recorded no process";
+  EXPECT_EQ(run->control, unity::tuner::RunControl::None);
+  db.setRunControl(1, unity::tuner::RunControl::Paused);
+  EXPECT_EQ(db.run(1)->control, unity::tuner::RunControl::Paused);
+}
+
+TEST_F(DatabaseTest, OpeningWaitsForAnotherProgramCreatingTheSameFile) {
+  // Another connection holds the write lock of the new file, still in
+  // rollback mode (what another process's migration does): switching to WAL
+  // would fail at once with "database is locked" without the retry.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread release([other] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  std::string error;
+  try {
+    Database db(file(), 10000);
+    EXPECT_EQ(db.schemaVersion(), unity::tuner::kSchemaVersion);
+  } catch (const unity::Error& e) {
+    error = e.what();
+  }
+  release.join();
+  sqlite3_close(other);
+  EXPECT_EQ(error, "");
 }
 
 TEST_F(DatabaseTest, TwoConnectionsWritingInterleavedLoseNothing) {

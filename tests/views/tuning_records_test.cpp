@@ -419,6 +419,7 @@ TEST(TuningRecords, HeatOverlayColoursTheGraphByTunedLatency) {
 
   MainWindow window;
   window.resize(1200, 800);
+  window.show(); // the legend takes its band once shown
   ASSERT_TRUE(
       window.openFile(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/app/data/matmul_relu64.uir")));
   ASSERT_TRUE(window.startBuild());
@@ -442,8 +443,22 @@ TEST(TuningRecords, HeatOverlayColoursTheGraphByTunedLatency) {
   if (otherOp >= 0) {
     EXPECT_EQ(window.graphView()->nodeFill(otherOp), heatOtherColor());
   }
+  // The legend sits in a band below the graph's viewport: it never covers a
+  // node, however the graph is scrolled.
+  GraphCanvas* canvas = window.graphView()->canvas();
+  auto* legend = window.findChild<HeatLegend*>("heatLegend");
+  ASSERT_NE(legend, nullptr);
+  EXPECT_TRUE(legend->isVisible());
+  EXPECT_EQ(legend->parentWidget(), canvas);
+  EXPECT_FALSE(legend->geometry().intersects(canvas->viewport()->geometry()));
+  EXPECT_TRUE(canvas->rect().contains(legend->geometry()))
+      << legend->geometry().x() << "," << legend->geometry().y() << " " << legend->width() << "x"
+      << legend->height() << " in " << canvas->width() << "x" << canvas->height();
+  EXPECT_GE(canvas->bottomBand().height(), legend->height());
   window.setHeatOverlay(false);
   EXPECT_NE(window.graphView()->nodeFill(tunedNode), heatColor(1.0));
+  EXPECT_FALSE(legend->isVisible());
+  EXPECT_EQ(canvas->bottomBand().height(), 0) << "the graph gets its band back";
 }
 
 TEST(TuningRecords, ApplyBestRebuildsWithTheDatabaseAndTimesBeforeAndAfter) {

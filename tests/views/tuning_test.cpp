@@ -2,7 +2,9 @@
 // (checked by QAbstractItemModelTester), the watcher following another
 // connection's commits, and, with real `lowerscope-cli tune` processes, a
 // short run started from the Tune... dialog, pause / cancel / resume from the
-// panel's buttons, and a run started outside the window showing up live.
+// panel's buttons, a run started outside the window showing up live and
+// steered from a panel that did not start it (as after a restart), and a run
+// whose process was killed shown as interrupted and resumed.
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
@@ -424,66 +426,123 @@ TEST_F(TuningWindowTest, PauseCancelAndResumeFromThePanel) {
   EXPECT_EQ(db.run(1)->trialsDone, int64_t(db.recordsOfRun(1).size()));
 }
 
-TEST_F(TuningWindowTest, RunOfTheCommandLineOnTheSameDatabaseShowsUpLive) {
-  QDir().mkpath(QFileInfo(db_).path());
-  { Database create(db_.toStdString()); } // the panel watches an existing file
+/// A `lowerscope-cli tune` of the matmul started outside any window; true
+/// once it has said which run it works on (the database exists).
+bool startCommandLineRun(QProcess& cli, const QString& db, int trials, QByteArray& out) {
+  cli.setProcessChannelMode(QProcess::MergedChannels);
+  cli.start(QStringLiteral(LOWERSCOPE_CLI),
+            {"tune", kMatmul, "--db", db, "--trials", QString::number(trials), "--threads", "1",
+             "--timeout", "20", "--batch", "2"});
+  if (!cli.waitForStarted(20000))
+    return false;
+  auto said = [&] {
+    out += cli.readAll();
+    return out.contains("tuning run 1 on");
+  };
+  return waitFor(said, kRunTimeoutMs);
+}
+
+TEST_F(TuningWindowTest, RunOfTheCommandLineIsSteeredFromAFreshPanel) {
+  QProcess cli;
+  QByteArray out;
+  ASSERT_TRUE(startCommandLineRun(cli, db_, 60, out)) << out.toStdString();
+  // A panel opened afterwards, with a controller that started nothing: what
+  // the window is after a restart.
+  TuningController controller;
+  controller.setCliPath(QStringLiteral(LOWERSCOPE_CLI));
+  controller.setLogDirectory(dir_.filePath("logs"));
   TuningRunView view;
+  view.setController(&controller);
   view.show();
   view.watcher()->setPollInterval(50);
   view.showDatabase(db_);
-  ASSERT_TRUE(view.watcher()->waitForSnapshot(20000));
-  EXPECT_EQ(view.shownRun(), 0);
-
-  QProcess cli;
-  cli.setProcessChannelMode(QProcess::MergedChannels);
-  cli.start(QStringLiteral(LOWERSCOPE_CLI), {"tune", kTwoLayers, "--db", db_, "--trials", "12",
-                                             "--threads", "1", "--timeout", "20", "--batch", "2"});
-  ASSERT_TRUE(cli.waitForStarted(20000));
-  QByteArray out;
-  ASSERT_TRUE(waitFor(
-      [&] {
-        out += cli.readAll();
-        return out.contains("tuning run 1 on");
-      },
-      kRunTimeoutMs))
-      << out.toStdString();
-  // Held after its first candidate, the run is seen while it runs.
-  ::kill(pid_t(cli.processId()), SIGUSR1);
-  ASSERT_TRUE(waitFor(
-      [&] {
-        out += cli.readAll();
-        return out.contains("tune: paused");
-      },
-      kRunTimeoutMs))
-      << out.toStdString();
-  ASSERT_TRUE(waitFor(
-      [&] {
-        auto s = view.watcher()->latest();
-        return s && s->run && s->records >= 1;
-      },
-      20000));
-  EXPECT_EQ(view.watcher()->latest()->run->status, RunStatus::Running);
-  EXPECT_EQ(view.shownRun(), 1);
-  EXPECT_EQ(view.taskModel()->rowCount(), 2);
+  auto latest = [&] { return view.watcher()->latest(); };
+  auto records = [&] { return latest() && latest()->run ? latest()->records : 0; };
+  ASSERT_TRUE(
+      waitFor([&] { return records() >= 1 && view.pauseButton()->isEnabled(); }, kRunTimeoutMs))
+      << cli.readAll().toStdString();
+  EXPECT_EQ(latest()->liveness, unity::tuner::ProcessLiveness::Alive);
+  EXPECT_EQ(latest()->run->process->pid, cli.processId());
   EXPECT_TRUE(view.stateLabel()->text().contains("started by another process"))
       << view.stateLabel()->text().toStdString();
-  EXPECT_FALSE(view.pauseButton()->isEnabled()); // not ours to steer
-  EXPECT_FALSE(view.cancelButton()->isEnabled());
+  EXPECT_EQ(view.taskModel()->rowCount(), 1);
 
-  ::kill(pid_t(cli.processId()), SIGUSR2);
+  // Pause: confirmed by the process in the database; no record arrives
+  // while paused.
+  view.pauseButton()->click();
+  ASSERT_TRUE(waitFor([&] { return view.pauseButton()->text() == "Continue"; }, kRunTimeoutMs))
+      << cli.readAll().toStdString();
+  EXPECT_EQ(latest()->run->control, unity::tuner::RunControl::Paused);
+  EXPECT_TRUE(view.stateLabel()->text().startsWith("paused"))
+      << view.stateLabel()->text().toStdString();
+  EXPECT_EQ(view.runsModel()->index(0, TuningRunsModel::Status).data().toString(), "paused");
+  const int paused = records();
+  // Meanwhile a second process may not take the run over.
+  QProcess second;
+  second.setProcessChannelMode(QProcess::MergedChannels);
+  second.start(QStringLiteral(LOWERSCOPE_CLI), {"tune", "--resume", "1", "--db", db_});
+  ASSERT_TRUE(second.waitForFinished(60000));
+  EXPECT_EQ(second.exitCode(), 1);
+  EXPECT_TRUE(second.readAll().contains("is still being tuned by process"));
+  waitFor([] { return false; }, 1500);
+  view.watcher()->refresh();
+  ASSERT_TRUE(view.watcher()->waitForSnapshot(20000));
+  EXPECT_EQ(records(), paused);
+
+  view.pauseButton()->click(); // Continue
+  ASSERT_TRUE(waitFor([&] { return records() > paused; }, kRunTimeoutMs))
+      << cli.readAll().toStdString();
+  EXPECT_EQ(view.pauseButton()->text(), "Pause");
+
+  view.cancelButton()->click();
+  EXPECT_FALSE(view.cancelButton()->isEnabled()); // asked once
   ASSERT_TRUE(cli.waitForFinished(kRunTimeoutMs));
-  EXPECT_EQ(cli.exitCode(), 0);
+  EXPECT_EQ(cli.exitCode(), 0) << cli.readAll().toStdString();
   ASSERT_TRUE(waitFor(
-      [&] {
-        auto s = view.watcher()->latest();
-        return s && s->run && s->run->status == RunStatus::Finished;
-      },
-      20000));
-  int trials = 0;
-  for (int r = 0; r < view.taskModel()->rowCount(); ++r)
-    trials += view.taskModel()->row(r)->trials;
-  EXPECT_EQ(trials, 12);
-  EXPECT_EQ(view.taskChart()->series().size(), 2);
+      [&] { return latest()->run && latest()->run->status == RunStatus::Cancelled; }, 20000));
+  EXPECT_FALSE(view.pauseButton()->isEnabled());
+  EXPECT_TRUE(view.resumeButton()->isEnabled());
+  Database db(db_.toStdString());
+  EXPECT_EQ(db.run(1)->status, RunStatus::Cancelled);
+  EXPECT_LT(db.run(1)->trialsDone, 60);
+  EXPECT_EQ(db.run(1)->control, unity::tuner::RunControl::None);
+}
+
+TEST_F(TuningWindowTest, RunWhoseProcessDiedShowsInterruptedAndResumes) {
+  QProcess cli;
+  QByteArray out;
+  ASSERT_TRUE(startCommandLineRun(cli, db_, 400, out)) << out.toStdString();
+  TuningController controller;
+  controller.setCliPath(QStringLiteral(LOWERSCOPE_CLI));
+  controller.setLogDirectory(dir_.filePath("logs"));
+  TuningRunView view;
+  view.setController(&controller);
+  view.watcher()->setPollInterval(50);
+  view.showDatabase(db_);
+  auto latest = [&] { return view.watcher()->latest(); };
+  ASSERT_TRUE(
+      waitFor([&] { return latest() && latest()->run && latest()->records >= 1; }, kRunTimeoutMs));
+  EXPECT_FALSE(view.resumeButton()->isEnabled()); // running
+  cli.kill();                                     // SIGKILL: the run stays marked running
+  ASSERT_TRUE(cli.waitForFinished(20000));
+  ASSERT_TRUE(waitFor([&] { return latest()->interrupted(); }, 20000));
+  const int before = latest()->records;
+  EXPECT_EQ(latest()->run->status, RunStatus::Running);
+  EXPECT_TRUE(view.stateLabel()->text().startsWith("interrupted"))
+      << view.stateLabel()->text().toStdString();
+  EXPECT_FALSE(view.pauseButton()->isEnabled());
+  ASSERT_TRUE(view.resumeButton()->isEnabled());
+
+  view.resumeButton()->click();
+  ASSERT_TRUE(controller.waitForRunId(kRunTimeoutMs)) << controller.output().toStdString();
+  EXPECT_EQ(controller.runId(), 1);
+  ASSERT_TRUE(waitFor([&] { return latest()->records > before; }, kRunTimeoutMs))
+      << controller.output().toStdString();
+  EXPECT_EQ(latest()->liveness, unity::tuner::ProcessLiveness::Alive);
+  EXPECT_EQ(latest()->run->process->pid, controller.pid());
+  ASSERT_TRUE(controller.cancel());
+  ASSERT_TRUE(controller.waitUntilIdle(kRunTimeoutMs)) << controller.output().toStdString();
+  EXPECT_EQ(Database(db_.toStdString()).run(1)->status, RunStatus::Cancelled);
 }
 
 TEST_F(TuningWindowTest, ClosingTheWindowLeavesTheRunGoingAndAnotherViewReattaches) {
