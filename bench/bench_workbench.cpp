@@ -3,7 +3,8 @@
 // nothing.
 //
 //   bench_workbench --chain FILE --transformer FILE --largest FILE [--scoped FILE]
-//                   [--repeat N]
+//                   [--repeat N] [--tuning-db-rows N [--tuning-live-ms MS]]
+//   bench_workbench --tuning-db-rows N [--tuning-live-ms MS]
 //
 // (bench/run_workbench.sh generates the models and passes them.) Measured,
 // each in a fresh GraphView shown on the offscreen platform at 1200x800:
@@ -23,28 +24,50 @@
 //    (today's 5,018-node figure);
 //  - memory (measured first, in a fresh process): the process RSS growth from
 //    opening the largest example and building it with its full pass history
-//    (as the GUI keeps it).
+//    (as the GUI keeps it);
+//  - a big tuning database (--tuning-db-rows N, alone or with the above): a
+//    database of N records (24 matmul tasks of one run, a tenth of them
+//    failures, written through tuner::Database as the tuner writes them)
+//    opened in the Tuning panel (TuningRunView) and in the records browser
+//    (TuningRecordsView): time to the first rows shown and to every row, and
+//    the longest UI-thread gap while it loads, then while a writer thread
+//    appends records to the same file (the live phase of a run).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/gui/main_window.h"
+#include "engine/schedule/schedule.h"
 #include "engine/support/measure.h"
+#include "engine/te/te.h"
+#include "engine/te/topi.h"
 #include "engine/text/parser.h"
+#include "tuner/database.h"
+#include "tuner/task.h"
 #include "views/chunked_builder.h"
 #include "views/graph_view.h"
 #include "views/ir_diff_view.h"
 #include "views/session.h"
+#include "views/tuning_records_model.h"
+#include "views/tuning_records_view.h"
+#include "views/tuning_run_view.h"
 
 using namespace lowerscope;
 
@@ -350,6 +373,228 @@ MemoryResult measureMemory(const QString& path) {
 
 QString name(const QString& path) { return path.section('/', -1); }
 
+// ---- a big tuning database
+
+/// What the records of the bench database are made of: 24 matmul tasks on
+/// one target, each with a real trace (split + parallel, as a candidate of
+/// the search), in one run.
+struct TuningDb {
+  QString path;
+  int64_t run = 0, target = 0;
+  std::vector<int64_t> workloads;
+  std::vector<nlohmann::json> traces; // per workload
+  std::vector<double> flops;          // per workload
+};
+
+unity::tuner::Record benchRecord(const TuningDb& db, std::mt19937& rnd, int64_t trial) {
+  std::uniform_int_distribution<size_t> pick(0, db.workloads.size() - 1);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const size_t w = pick(rnd);
+  unity::tuner::Record r;
+  r.workloadId = db.workloads[w];
+  r.targetId = db.target;
+  r.runId = db.run;
+  r.trial = trial;
+  r.trace = db.traces[w];
+  r.decisions = nlohmann::json::array({int(trial % 7), int(trial % 5)});
+  // Around 20 GFLOP/s, the cost model off by up to 2x either way.
+  const double mean = db.flops[w] / (20e9 * (0.2 + 1.6 * unit(rnd)));
+  if (unit(rnd) < 0.1) {
+    r.status = unity::tuner::RecordStatus::BuildError;
+    r.errorKind = "replay";
+    r.errorMessage = "trace does not replay: split factor " + std::to_string(trial % 61) +
+                     " does not divide the extent\n(the search's sample, rejected by codegen)";
+  } else {
+    r.times = {mean * 0.98, mean, mean * 1.02};
+  }
+  if (trial >= 64)
+    r.predictedS = mean * std::exp2(2 * unit(rnd) - 1);
+  r.buildS = 0.05 + 0.1 * unit(rnd);
+  r.node = "bench-node";
+  return r;
+}
+
+TuningDb writeTuningDb(const QString& path, int rows) {
+  using namespace unity;
+  TuningDb out;
+  out.path = path;
+  tuner::Database db(path.toStdString());
+  out.target = db.addTarget("llvm -num-cores=2");
+  nlohmann::json taskInfo = nlohmann::json::array();
+  for (int i = 0; i < 24; ++i) {
+    const int64_t m = 16 * (1 + i % 4), n = 64 * (1 + i / 4), k = 64 + 32 * (i % 3);
+    auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
+    auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
+    ir::PrimFuncRef f = te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
+    const std::string hash = tuner::workloadHash(f);
+    const double flops = 2.0 * double(m * n * k);
+    out.workloads.push_back(db.addWorkload(hash, tuner::workloadText(f), flops));
+    out.flops.push_back(flops);
+    schedule::Schedule s(f);
+    auto loops = s.getLoops(s.getBlock("C"));
+    auto outer = s.split(loops[0], {-1, 4});
+    s.parallel(outer[0]);
+    out.traces.push_back(s.trace().toJson());
+    taskInfo.push_back({{"name", "matmul_" + std::to_string(i)},
+                        {"hash", hash},
+                        {"target", "llvm -num-cores=2"},
+                        {"flops", flops},
+                        {"weight", 1 + i % 3},
+                        {"tunable", true}});
+  }
+  out.run = db.startRun({{"trials", 2 * rows},
+                         {"target", "llvm -num-cores=2"},
+                         {"model", "bench.uir"},
+                         {"task_info", taskInfo}},
+                        2 * rows);
+  std::mt19937 rnd(1);
+  db.transaction([&] {
+    for (int i = 0; i < rows; ++i)
+      db.addRecord(benchRecord(out, rnd, i));
+  });
+  db.updateRunProgress(out.run, rows);
+  return out;
+}
+
+/// Appends records to the database from its own thread and connection, a
+/// burst of `burst` every `everyMs` (one committed INSERT each, as the
+/// tuner writes a batch of measured candidates), until stopped.
+class RecordWriter {
+public:
+  RecordWriter(const TuningDb& db, int64_t firstTrial, int burst, int everyMs)
+      : thread_([this, db, firstTrial, burst, everyMs] {
+          unity::tuner::Database conn(db.path.toStdString());
+          std::mt19937 rnd(2);
+          int64_t trial = firstTrial;
+          while (!stop_.load()) {
+            for (int i = 0; i < burst; ++i)
+              conn.addRecord(benchRecord(db, rnd, trial++));
+            conn.updateRunProgress(db.run, trial);
+            written_ += burst;
+            std::this_thread::sleep_for(std::chrono::milliseconds(everyMs));
+          }
+        }) {}
+  ~RecordWriter() { stop(); }
+  int stop() {
+    stop_ = true;
+    if (thread_.joinable())
+      thread_.join();
+    return written_;
+  }
+
+private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> written_{0};
+  std::thread thread_;
+};
+
+struct TuningViewResult {
+  double firstRowsMs = 0, allRowsMs = 0, openCpuMs = 0, openGapMs = 0, openBusyMs = 0;
+  double liveGapMs = 0, liveBusyMs = 0;
+  int rows = 0, updates = 0, written = 0;
+};
+
+/// Processes events until `done` or `timeoutMs`; false on timeout.
+template <class Done> bool spinUntil(Done done, int timeoutMs) {
+  QElapsedTimer t;
+  t.start();
+  while (!done()) {
+    if (t.elapsed() > timeoutMs)
+      return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    QThread::msleep(1); // not a spin: the work runs in other threads
+  }
+  return true;
+}
+
+/// The Tuning panel on the database: the run's first snapshot shown, then
+/// `liveMs` of a writer appending records.
+TuningViewResult measureTuningPanel(const TuningDb& db, int rows, int liveMs) {
+  TuningViewResult r;
+  TuningRunView view;
+  view.setAttribute(Qt::WA_DontShowOnScreen, true);
+  view.resize(1200, 800);
+  view.show();
+  settle(50);
+  int updates = 0;
+  QObject::connect(&view, &TuningRunView::updated, [&] { ++updates; });
+  Heartbeat beat;
+  beat.start();
+  unity::Stopwatch open(unity::CpuClock::Process);
+  view.showDatabase(db.path);
+  if (!spinUntil([&] { return updates > 0; }, 120000)) {
+    std::fprintf(stderr, "bench_workbench: the Tuning panel showed no snapshot\n");
+    std::exit(1);
+  }
+  view.repaint();
+  r.firstRowsMs = r.allRowsMs = open.wallMs();
+  r.openCpuMs = open.cpuMs();
+  settle(30);
+  r.openGapMs = beat.stop();
+  r.openBusyMs = beat.maxBusyMs();
+  r.rows = view.watcher()->latest() ? view.watcher()->latest()->records : 0;
+  updates = 0;
+  beat.start();
+  {
+    RecordWriter writer(db, rows, 10, 100);
+    settle(liveMs);
+    r.written = writer.stop();
+  }
+  settle(1500); // the last write's snapshot
+  r.liveGapMs = beat.stop();
+  r.liveBusyMs = beat.maxBusyMs();
+  r.updates = updates;
+  return r;
+}
+
+/// The records browser on the database: every row shown, then `liveMs` of a
+/// writer appending records (the browser reads the file again when it
+/// changed, every 2 s).
+TuningViewResult measureRecordsBrowser(const TuningDb& db, int rows, int liveMs) {
+  TuningViewResult r;
+  TuningRecordsView view;
+  view.setAttribute(Qt::WA_DontShowOnScreen, true);
+  view.resize(1400, 800);
+  view.show();
+  settle(50);
+  int loads = 0;
+  QObject::connect(&view, &TuningRecordsView::loaded, [&] { ++loads; });
+  Heartbeat beat;
+  beat.start();
+  unity::Stopwatch open(unity::CpuClock::Process);
+  view.openDatabase(db.path);
+  if (!spinUntil([&] { return view.model()->rowCount() > 0; }, 120000)) {
+    std::fprintf(stderr, "bench_workbench: the records browser showed no rows\n");
+    std::exit(1);
+  }
+  view.table()->viewport()->repaint();
+  r.firstRowsMs = open.wallMs();
+  if (!spinUntil([&] { return loads > 0; }, 120000)) {
+    std::fprintf(stderr, "bench_workbench: the records browser did not finish loading\n");
+    std::exit(1);
+  }
+  view.repaint();
+  r.allRowsMs = open.wallMs();
+  r.openCpuMs = open.cpuMs();
+  settle(30);
+  r.openGapMs = beat.stop();
+  r.openBusyMs = beat.maxBusyMs();
+  loads = 0;
+  beat.start();
+  {
+    RecordWriter writer(db, 2 * rows, 10, 100);
+    settle(liveMs);
+    r.written = writer.stop();
+  }
+  settle(3000); // the browser's next poll reads the last writes
+  view.waitForLoad(60000);
+  r.liveGapMs = beat.stop();
+  r.liveBusyMs = beat.maxBusyMs();
+  r.updates = loads;
+  r.rows = view.model()->rowCount();
+  return r;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -367,8 +612,70 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("shot", "Save pictures of the laid-out graphs in DIR.", "DIR");
   QCommandLineOption scoped(
       "scoped", "50,000-node scoped transformer (bench/gen_scoped_transformer.py).", "FILE");
-  parser.addOptions({chain, transformer, largest, repeat, shot, scoped});
+  QCommandLineOption tuningRows(
+      "tuning-db-rows",
+      "Also measure the Tuning panel and the records browser on a tuning database of N records "
+      "(alone when --chain is not given).",
+      "N");
+  QCommandLineOption liveMs("tuning-live-ms",
+                            "How long records are appended after the open (default 8000).", "MS",
+                            "8000");
+  parser.addOptions({chain, transformer, largest, repeat, shot, scoped, tuningRows, liveMs});
   parser.process(app);
+  if (parser.isSet(tuningRows)) {
+    const int rows = parser.value(tuningRows).toInt();
+    if (rows < 1) {
+      std::fprintf(stderr, "bench_workbench: --tuning-db-rows wants a positive count\n");
+      return 2;
+    }
+    QTemporaryDir dir;
+    unity::Stopwatch write;
+    const TuningDb db = writeTuningDb(dir.filePath("bench.db"), rows);
+    std::printf("Tuning database: %d records (24 tasks, one run) written in %.0f ms\n", rows,
+                write.wallMs());
+    const int live = parser.value(liveMs).toInt();
+    const TuningViewResult panel = measureTuningPanel(db, rows, live);
+    const TuningViewResult records = measureRecordsBrowser(db, rows, live);
+    std::printf("%-28s %9s %9s %8s %10s %10s %7s %10s %10s %8s\n", "", "first ms", "all ms",
+                "CPU ms", "open gap", "open busy", "live", "live gap", "live busy", "target");
+    for (const auto& [label, x] :
+         {std::pair{"Tuning panel (run view)", panel}, std::pair{"records browser", records}})
+      std::printf("%-28s %9.1f %9.1f %8.0f %10.1f %10.1f %7d %10.1f %10.1f %8s\n", label,
+                  x.firstRowsMs, x.allRowsMs, x.openCpuMs, x.openGapMs, x.openBusyMs, x.updates,
+                  x.liveGapMs, x.liveBusyMs, "50 ms");
+    std::printf("(gap: longest wall time between two 5 ms heartbeats on the UI thread; busy: "
+                "the most UI-thread CPU time between two. live: %d ms of a writer appending "
+                "10 records every 100 ms (%d and %d written); the column counts the panel's "
+                "snapshots / the browser's reloads. The browser then holds %d rows.)\n\n",
+                live, panel.written, records.written, records.rows);
+  }
+  shotDir = parser.value(shot);
+  auto runScoped = [&] {
+    const QString layer = "/encoder/layer.3";
+    const HierarchyResult h = measureHierarchy(parser.value(scoped), layer);
+    std::printf("Scale: %s, %zu nodes, parsed in %.0f ms (the Open command's part, before)\n",
+                qPrintable(name(parser.value(scoped))), h.fullNodes, h.parseMs);
+    std::printf("%-34s %7s %9s %9s %9s %9s %8s %8s\n", "", "drawn", "extract", "collapse", "layout",
+                "total ms", "CPU ms", "target");
+    std::printf("%-34s %7zu %9.1f %9.1f %9.1f %9.1f %8.0f %8s\n",
+                "open, layers collapsed (1st paint)", h.shownNodes, h.extractMs, h.collapseMs,
+                h.layoutMs, h.firstPaintMs, h.openCpuMs, "1 s");
+    std::printf("%-34s %7zu %9s %9.1f %9.1f %9.1f %8.0f %8s\n", qPrintable("expand " + layer),
+                h.expandedNodes, "cached", h.expandCollapseMs, h.expandLayoutMs, h.expandMs,
+                h.expandCpuMs, "200 ms");
+    std::printf("%-34s %7zu %9s %9s %9.1f %9.1f %8s %8s (%s)\n",
+                qPrintable("then expand " + layer + "/mlp"), h.wideNodes, "cached", "",
+                h.wideLayoutMs, h.wideMs, "", "", qPrintable(h.wideEngine));
+    std::printf("max UI gap over open and layer: %.1f ms (target 50 ms; most UI-thread CPU time "
+                "between two heartbeats: %.1f ms)\n\n",
+                h.maxGapMs, h.maxBusyMs);
+  };
+  // --tuning-db-rows and --scoped may run alone.
+  if (!parser.isSet(chain) && (parser.isSet(tuningRows) || parser.isSet(scoped))) {
+    if (parser.isSet(scoped))
+      runScoped();
+    return 0;
+  }
   for (const auto* o : {&chain, &transformer, &largest})
     if (!parser.isSet(*o) || !QFile::exists(parser.value(*o))) {
       std::fprintf(stderr, "bench_workbench: --%s FILE is required (an existing file)\n",
@@ -376,7 +683,6 @@ int main(int argc, char** argv) {
       return 2;
     }
 
-  shotDir = parser.value(shot);
   const MemoryResult m = measureMemory(parser.value(largest));
   std::printf("Memory: %s, open then build (default pipeline + codegen), %d steps kept\n",
               qPrintable(name(parser.value(largest))), m.steps);
@@ -413,27 +719,8 @@ int main(int argc, char** argv) {
   }
   std::printf("(UI gap target: 50 ms)\n\n");
 
-  if (parser.isSet(scoped)) {
-    const QString layer = "/encoder/layer.3";
-    const HierarchyResult h = measureHierarchy(parser.value(scoped), layer);
-    std::printf("Scale: %s, %zu nodes, parsed in %.0f ms (the Open command's part, before)\n",
-                qPrintable(name(parser.value(scoped))), h.fullNodes, h.parseMs);
-    std::printf("%-34s %7s %9s %9s %9s %9s %8s %8s\n", "", "drawn", "extract", "collapse", "layout",
-                "total ms", "CPU ms", "target");
-    std::printf("%-34s %7zu %9.1f %9.1f %9.1f %9.1f %8.0f %8s\n",
-                "open, layers collapsed (1st paint)", h.shownNodes, h.extractMs, h.collapseMs,
-                h.layoutMs, h.firstPaintMs, h.openCpuMs, "1 s");
-    std::printf("%-34s %7zu %9s %9.1f %9.1f %9.1f %8.0f %8s\n", qPrintable("expand " + layer),
-                h.expandedNodes, "cached", h.expandCollapseMs, h.expandLayoutMs, h.expandMs,
-                h.expandCpuMs, "200 ms");
-    std::printf("%-34s %7zu %9s %9s %9.1f %9.1f %8s %8s (%s)\n",
-                qPrintable("then expand " + layer + "/mlp"), h.wideNodes, "cached", "",
-                h.wideLayoutMs, h.wideMs, "", "", qPrintable(h.wideEngine));
-    std::printf("max UI gap over open and layer: %.1f ms (target 50 ms; most UI-thread CPU time "
-                "between two "
-                "heartbeats: %.1f ms)\n\n",
-                h.maxGapMs, h.maxBusyMs);
-  }
+  if (parser.isSet(scoped))
+    runScoped();
 
   const SwitchResult sw = measureSwitch(parser.value(chain), parser.value(repeat).toInt());
   std::printf("Pass switching, %s (%zu nodes), %s <-> %s, before/after, laid out, %d switches\n",

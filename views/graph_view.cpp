@@ -19,6 +19,7 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QThread>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
@@ -678,6 +679,10 @@ bool GraphView::waitForLayout(int timeoutMs) {
     if (std::chrono::steady_clock::now() > deadline)
       return false;
     QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    // While only the worker runs, do not spin: on a loaded machine this
+    // thread would take the core the layout needs.
+    if (pending_ > 0 && !builder_->running())
+      QThread::msleep(1);
   }
   return true;
 }

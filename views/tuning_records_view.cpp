@@ -4,6 +4,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -29,6 +30,7 @@
 #include <cmath>
 #include <exception>
 #include <numeric>
+#include <unordered_set>
 
 #include "engine/ir/module.h"
 #include "engine/schedule/schedule.h"
@@ -245,6 +247,7 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setResizeContentsPrecision(kSizedRows);
   table_->setWordWrap(false);
 
   workloadBox_->setObjectName("recordsWorkloadFilter");
@@ -344,7 +347,8 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
       Q_EMIT applyBestRequested(path_);
   });
   for (QComboBox* b : {workloadBox_, targetBox_, runBox_, statusBox_})
-    connect(b, &QComboBox::currentIndexChanged, this, &TuningRecordsView::applyFilters);
+    connect(b, &QComboBox::currentIndexChanged, this, [this] { applyFilters(true); });
+  connect(model_, &TuningRecordsModel::snapshotApplied, this, &TuningRecordsView::finishLoad);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &TuningRecordsView::onSelectionChanged);
   connect(filter_, &QAbstractItemModel::rowsInserted, this, &TuningRecordsView::updateCount);
@@ -361,6 +365,10 @@ TuningRecordsView::TuningRecordsView(QWidget* parent)
     }
   });
   connect(Theme::instance(), &Theme::changed, this, &TuningRecordsView::updateChart);
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (chartStale_ && chartView_->isVisible())
+      updateChart();
+  });
   applyBest_->setEnabled(false);
   reloadButton_->setEnabled(false);
   updateChart();
@@ -376,14 +384,26 @@ TuningRecordsView::~TuningRecordsView() = default;
 
 QChart* TuningRecordsView::chart() const { return chartView_->chart(); }
 
+void TuningRecordsView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (chartStale_ && chartView_->isVisible())
+    updateChart();
+}
+
 bool TuningRecordsView::openDatabase(const QString& path) {
   if (loadJob_->isRunning())
     return false;
   path_ = path;
   pathLabel_->setText(tr("Loading %1\u2026").arg(QDir::toNativeSeparators(path)));
   signature_ = fileSignature(path); // before reading: a write during the read shows next time
-  return loadJob_->start([path](JobContext&) { return loadTuningRecords(path); },
-                         [this](TuningRecordsSnapshot s) { onLoaded(std::move(s)); });
+  // Reading the file shown again: the reader leaves out the rows shown.
+  std::vector<int64_t> shown;
+  if (path == model_->snapshot().path && model_->snapshot().error.isEmpty() &&
+      !model_->isApplying())
+    shown = model_->shownIds();
+  return loadJob_->start(
+      [path, shown = std::move(shown)](JobContext&) { return loadTuningRecords(path, shown); },
+      [this](TuningRecordsSnapshot s) { onLoaded(std::move(s)); });
 }
 
 bool TuningRecordsView::reload() { return path_.isEmpty() ? false : openDatabase(path_); }
@@ -395,6 +415,12 @@ bool TuningRecordsView::waitForLoad(int timeoutMs) {
   while (true) {
     if (!loadJob_->wait(left()) || !detailJob_->wait(left()))
       return false;
+    if (finishing_ || model_->isApplying()) { // rows still going in, a batch per turn
+      QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+      if (left() == 0)
+        return false;
+      continue;
+    }
     if (!loadJob_->isRunning() && !detailJob_->isRunning() && !detailPending_)
       return true;
     if (left() == 0)
@@ -414,9 +440,18 @@ void TuningRecordsView::showOpenDialog() {
 void TuningRecordsView::onLoaded(TuningRecordsSnapshot snap) {
   error_ = snap.error;
   sameFile_ = snap.path == model_->snapshot().path && error_.isEmpty();
-  const std::vector<int64_t> selected = sameFile_ ? wanted_ : std::vector<int64_t>{};
-  wanted_.clear();
-  model_->setSnapshot(std::move(snap));
+  // The rows go in a batch per turn of the event loop (applySnapshot); a
+  // reload that only found new records keeps the rows, the selection and
+  // the detail panes as they are.
+  finishing_ = true;
+  inLoad_ = true;
+  const bool kept = model_->applySnapshot(std::move(snap));
+  inLoad_ = false;
+  reselect_.clear();
+  if (!kept) {
+    reselect_ = sameFile_ ? wanted_ : std::vector<int64_t>{};
+    wanted_.clear();
+  }
   const auto& s = model_->snapshot();
   pathLabel_->setText(QDir::toNativeSeparators(s.path));
   pathLabel_->setToolTip(s.path);
@@ -431,19 +466,34 @@ void TuningRecordsView::onLoaded(TuningRecordsSnapshot snap) {
   applyBest_->setEnabled(error_.isEmpty());
   reloadButton_->setEnabled(true);
   fillFilters();
-  applyFilters();
-  recordText_->setPlainText(error_.isEmpty() ? tr("Select a record.") : error_);
-  nest_->setMessage(tr("Select a record to see its loop nest beside the default schedule's."));
-  compare_->setMessage(tr("Select two records (Ctrl+click) to compare them side by side."));
+  applyFilters(false);
+  if (!kept) {
+    recordText_->setPlainText(error_.isEmpty() ? tr("Select a record.") : error_);
+    nest_->setMessage(tr("Select a record to see its loop nest beside the default schedule's."));
+    compare_->setMessage(tr("Select two records (Ctrl+click) to compare them side by side."));
+  }
   if (!sameFile_) {
+    // From the first batch, and from at most kSizedRows of it: sizing a
+    // column reads every row it considers.
     table_->resizeColumnsToContents();
     for (int c : {TuningRecordsModel::Workload, TuningRecordsModel::Target})
       table_->setColumnWidth(c, std::min(table_->columnWidth(c), 220));
   }
-  if (selected.size() == 1)
-    selectRecord(selected[0]);
-  else if (selected.size() == 2)
-    compareRecords(selected[0], selected[1]);
+  if (!model_->isApplying())
+    finishLoad();
+}
+
+void TuningRecordsView::finishLoad() {
+  if (!finishing_ || inLoad_)
+    return;
+  finishing_ = false;
+  updateCount();
+  updateChart();
+  if (reselect_.size() == 1)
+    selectRecord(reselect_[0]);
+  else if (reselect_.size() == 2)
+    compareRecords(reselect_[0], reselect_[1]);
+  reselect_.clear();
   Q_EMIT loaded(error_.isEmpty(), error_);
 }
 
@@ -459,7 +509,7 @@ QString TuningRecordsView::fileSignature(const QString& path) {
 }
 
 void TuningRecordsView::pollFile() {
-  if (path_.isEmpty() || loadJob_->isRunning() || !isVisible())
+  if (path_.isEmpty() || loadJob_->isRunning() || finishing_ || !isVisible())
     return;
   if (fileSignature(path_) != signature_)
     reload();
@@ -499,27 +549,27 @@ void TuningRecordsView::fillFilters() {
   }
 }
 
-void TuningRecordsView::applyFilters() {
+void TuningRecordsView::applyFilters(bool redraw) {
   auto id = [](QComboBox* b) -> std::optional<int64_t> {
     const QVariant v = b->currentData();
     if (!v.isValid())
       return std::nullopt;
     return v.toLongLong();
   };
-  filter_->setWorkload(id(workloadBox_));
-  filter_->setTarget(id(targetBox_));
-  filter_->setRun(id(runBox_));
+  using StatusFilter = TuningRecordsFilter::StatusFilter;
   const int s = statusBox_->currentData().toInt();
-  if (s == -1)
-    filter_->setStatus(TuningRecordsFilter::StatusFilter::Any);
-  else if (s == -2)
-    filter_->setStatus(TuningRecordsFilter::StatusFilter::Ok);
-  else if (s == -3)
-    filter_->setStatus(TuningRecordsFilter::StatusFilter::Failed);
-  else
-    filter_->setExactStatus(static_cast<unity::tuner::RecordStatus>(s));
-  updateCount();
-  updateChart();
+  const StatusFilter group = s == -2   ? StatusFilter::Ok
+                             : s == -3 ? StatusFilter::Failed
+                                       : StatusFilter::Any;
+  std::optional<unity::tuner::RecordStatus> exact;
+  if (s >= 0)
+    exact = static_cast<unity::tuner::RecordStatus>(s);
+  // One refilter (and sort) for all four, none when nothing changed.
+  filter_->setFilters(id(workloadBox_), id(targetBox_), id(runBox_), group, exact);
+  if (redraw) {
+    updateCount();
+    updateChart();
+  }
 }
 
 void TuningRecordsView::updateCount() {
@@ -535,6 +585,23 @@ void TuningRecordsView::updateCount() {
 }
 
 void TuningRecordsView::updateChart() {
+  std::vector<double> measured, predicted;
+  for (int r = 0; r < filter_->rowCount(); ++r) {
+    const TuningRecordRow& row = model_->row(filter_->mapToSource(filter_->index(r, 0)).row());
+    if (row.status != unity::tuner::RecordStatus::Ok || !row.meanS || !row.predictedS ||
+        *row.meanS <= 0 || *row.predictedS <= 0)
+      continue;
+    measured.push_back(*row.meanS * 1e6);
+    predicted.push_back(*row.predictedS * 1e6);
+  }
+  scatterPoints_ = static_cast<int>(measured.size());
+  // The plot is the costly part (a graphics item per marker): drawn only
+  // while its tab can be seen, again when it is shown.
+  if (!chartView_->isVisible()) {
+    chartStale_ = true;
+    return;
+  }
+  chartStale_ = false;
   const ThemeColors& colors = Theme::instance()->colors();
   auto* chart = new QChart;
   chart->setTheme(colors.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
@@ -544,18 +611,6 @@ void TuningRecordsView::updateChart() {
   points->setMarkerSize(7);
   points->setColor(QColor(0x1c, 0x7e, 0xd6));
   points->setBorderColor(QColor(0x1c, 0x7e, 0xd6));
-  std::vector<double> measured, predicted;
-  for (int r = 0; r < filter_->rowCount(); ++r) {
-    const TuningRecordRow& row = model_->row(filter_->mapToSource(filter_->index(r, 0)).row());
-    if (row.status != unity::tuner::RecordStatus::Ok || !row.meanS || !row.predictedS ||
-        *row.meanS <= 0 || *row.predictedS <= 0)
-      continue;
-    measured.push_back(*row.meanS * 1e6);
-    predicted.push_back(*row.predictedS * 1e6);
-    points->append(measured.back(), predicted.back());
-  }
-  scatterPoints_ = static_cast<int>(measured.size());
-  chart->addSeries(points);
   double lo = 1, hi = 10;
   if (!measured.empty()) {
     lo = std::min(*std::min_element(measured.begin(), measured.end()),
@@ -565,6 +620,28 @@ void TuningRecordsView::updateChart() {
     lo /= 1.5;
     hi *= 1.5;
   }
+  // One marker per cell of a grid over the log axes, the grid made coarser
+  // until at most kMaxMarkers remain (scatterMarkers). Replaced in one call,
+  // not appended point by point (a signal each).
+  {
+    QList<QPointF> shown;
+    const double span = std::log(hi / lo);
+    for (int grid = kPlotGrid;; grid /= 2) {
+      shown.clear();
+      std::unordered_set<int64_t> cells;
+      auto cell = [&](double v) {
+        return std::clamp<int64_t>(static_cast<int64_t>(std::log(v / lo) / span * grid), 0, grid);
+      };
+      for (size_t i = 0; i < measured.size(); ++i)
+        if (cells.insert(cell(measured[i]) * (grid + 1) + cell(predicted[i])).second)
+          shown.append(QPointF(measured[i], predicted[i]));
+      if (shown.size() <= kMaxMarkers || grid < 16)
+        break;
+    }
+    scatterMarkers_ = static_cast<int>(shown.size());
+    points->replace(shown);
+  }
+  chart->addSeries(points);
   auto* diagonal = new QLineSeries;
   diagonal->append(lo, lo);
   diagonal->append(hi, hi);

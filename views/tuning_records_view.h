@@ -107,8 +107,16 @@ public:
   QPlainTextEdit* recordText() const { return recordText_; }
   QChart* chart() const;
   QChartView* chartView() const { return chartView_; }
-  /// Points in the cost-model plot (records shown with both latencies).
+  /// Records in the cost-model plot (records shown with both latencies).
   int scatterPoints() const { return scatterPoints_; }
+  /// Markers drawn for them (while the plot is shown): at most one per cell
+  /// of a kPlotGrid x kPlotGrid grid over the plot's log axes (a cell of a
+  /// 600-pixel plot is under 4 pixels, a marker 7), the grid halved until at
+  /// most kMaxMarkers remain: Qt Charts makes a graphics item per marker,
+  /// and 2,900 of them took 130-200 ms (Debug build).
+  int scatterMarkers() const { return scatterMarkers_; }
+  static constexpr int kPlotGrid = 160;
+  static constexpr qsizetype kMaxMarkers = 600;
   QComboBox* workloadFilter() const { return workloadBox_; }
   QComboBox* statusFilter() const { return statusBox_; }
   QPushButton* applyBestButton() const { return applyBest_; }
@@ -134,10 +142,16 @@ Q_SIGNALS:
   /// The user asked to rebuild the model with this database's best records.
   void applyBestRequested(const QString& database);
 
+protected:
+  void showEvent(QShowEvent* event) override;
+
 private:
   void onLoaded(TuningRecordsSnapshot snap);
+  /// Once the model shows every row of a load: count, plot, reselect, loaded().
+  void finishLoad();
   void fillFilters();
-  void applyFilters();
+  /// Sets the filter from the boxes; `redraw`: count and plot again too.
+  void applyFilters(bool redraw);
   void onSelectionChanged();
   void startDetail();
   void updateChart();
@@ -161,13 +175,20 @@ private:
   TextDiffPane* nest_;
   TextDiffPane* compare_;
   QChartView* chartView_;
-  int scatterPoints_ = 0;
+  int scatterPoints_ = 0, scatterMarkers_ = 0;
+  bool chartStale_ = false; // the plot waits for its tab to be shown
   BackgroundJob* loadJob_;
   BackgroundJob* detailJob_;
   std::vector<int64_t> wanted_; // the records the detail panes should show
   bool detailPending_ = false;
-  bool sameFile_ = false; // the last load read the file shown before it
-  QString signature_;     // fileSignature when the last load started
+  bool sameFile_ = false;         // the last load read the file shown before it
+  bool finishing_ = false;        // a load's rows are going in (finishLoad to come)
+  bool inLoad_ = false;           // inside onLoaded
+  std::vector<int64_t> reselect_; // what to select again once the rows are in
+  /// Rows a column's width is measured on (QHeaderView's
+  /// resizeContentsPrecision; its default, 1,000 rows, reads 13,000 cells).
+  static constexpr int kSizedRows = 100;
+  QString signature_; // fileSignature when the last load started
 };
 
 } // namespace lowerscope

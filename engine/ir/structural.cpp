@@ -24,6 +24,7 @@
 // processes and machines. An IRModule's functions are walked sorted by name,
 // each with a fresh variable counter.
 #include "engine/ir/structural.h"
+#include "engine/ir/structural_digest.h"
 
 #include <algorithm>
 #include <array>
@@ -658,6 +659,43 @@ uint64_t structuralHash(const Ref<Node>& n) {
   HashSink sink;
   Walker<HashSink>(sink).node(n.get());
   return sink.finish();
+}
+
+namespace {
+
+/// A HashSink whose long byte strings enter the stream as their digest
+/// (structural_digest.h).
+class DigestSink : public HashSink {
+public:
+  explicit DigestSink(StructuralHasher& hasher) : hasher_(hasher) {}
+  void bytes(const void* data, size_t n) {
+    if (n < StructuralHasher::kDigestFrom)
+      return HashSink::bytes(data, n);
+    word(kBlob);
+    word(n);
+    word(hasher_.digest(data, n));
+  }
+
+private:
+  StructuralHasher& hasher_;
+};
+
+} // namespace
+
+uint64_t StructuralHasher::operator()(const Ref<Node>& n) {
+  DigestSink sink(*this);
+  Walker<DigestSink>(sink).node(n.get());
+  return sink.finish();
+}
+
+uint64_t StructuralHasher::digest(const void* data, size_t size) {
+  auto [it, fresh] = digests_.try_emplace(Bytes{data, size}, 0);
+  if (fresh) {
+    HashSink h;
+    h.bytes(data, size);
+    it->second = h.finish();
+  }
+  return it->second;
 }
 
 std::string structuralHashHex(const Ref<Node>& n) {

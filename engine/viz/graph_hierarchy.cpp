@@ -95,6 +95,9 @@ GraphHierarchy buildHierarchy(const DataflowGraph& g) {
   std::unordered_map<std::string, int> index;
   std::vector<int> rawOf(count, -1);
   auto intern = [&](const std::string& path) {
+    // Most nodes share their scope with the node before: one lookup.
+    if (auto known = index.find(path); known != index.end())
+      return known->second;
     int parent = -1;
     for (size_t at = 1; at <= path.size(); ++at) {
       if (at != path.size() && path[at] != '/')

@@ -15,6 +15,7 @@
 
 #include "engine/ir/functor.h"
 #include "engine/ir/structural.h"
+#include "engine/ir/structural_digest.h"
 #include "engine/op/op.h"
 #include "engine/support/error.h"
 #include "engine/text/printer.h"
@@ -145,8 +146,15 @@ std::string typeLabel(const StructInfo& s) {
     return "";
   auto dims = [](const std::vector<PrimExpr>& v) {
     std::string out = "(";
-    for (size_t i = 0; i < v.size(); ++i)
-      out += (i ? ", " : "") + text::printPrimExpr(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i)
+        out += ", ";
+      // A constant extent as the printer writes it, without making a
+      // printer per dimension (a third of a big graph's extraction time).
+      auto* imm = as<IntImm>(v[i]);
+      out += imm && imm->dtype == DataType::Int64() ? std::to_string(imm->value)
+                                                    : text::printPrimExpr(v[i]);
+    }
     return out + (v.size() == 1 ? ",)" : ")");
   };
   if (auto* t = as<TensorSInfo>(s)) {
@@ -216,8 +224,8 @@ public:
       n.kind = NodeKind::Param;
       n.name = p->name;
       n.op = "param";
-      n.type = typeLabel(p->sinfo);
-      n.key = mix(mix(hashString("param"), i), structuralHash(p->sinfo));
+      n.type = type(p->sinfo);
+      n.key = mix(mix(hashString("param"), i), hash_(p->sinfo));
       producer_[p.get()] = add(std::move(n));
     }
     Expr result = fn->body;
@@ -229,8 +237,8 @@ public:
     out.kind = NodeKind::Output;
     out.name = "output";
     out.op = "return";
-    out.type = typeLabel(result ? result->sinfo : nullptr);
-    out.key = mix(hashString("output"), structuralHash(fn->retSInfo));
+    out.type = type(result ? result->sinfo : nullptr);
+    out.key = mix(hashString("output"), hash_(fn->retSInfo));
     int outId = add(std::move(out));
     connectOperands(result, outId, -1);
     return std::move(g_);
@@ -261,8 +269,8 @@ private:
     n.kind = NodeKind::Constant;
     n.name = "const";
     n.op = "const";
-    n.type = typeLabel(c->sinfo);
-    n.key = mix(hashString("const"), structuralHash(c));
+    n.type = type(c->sinfo);
+    n.key = mix(hashString("const"), hash_(c));
     n.cluster = cluster;
     n.value = c;
     return add(std::move(n));
@@ -291,9 +299,9 @@ private:
     for (size_t i = 0; i < operands.size(); ++i) {
       const Expr& e = operands[i];
       if (!opts_.constants && isa<Constant>(e))
-        g_.nodes[to].constants.push_back({static_cast<int>(i), typeLabel(e->sinfo)});
+        g_.nodes[to].constants.push_back({static_cast<int>(i), type(e->sinfo)});
       else
-        edge(sourceOf(e, cluster), to, typeLabel(e->sinfo));
+        edge(sourceOf(e, cluster), to, type(e->sinfo));
     }
   }
 
@@ -393,7 +401,7 @@ private:
     GraphNode n;
     n.kind = NodeKind::Op;
     n.name = b->var->name;
-    n.type = typeLabel(b->var->sinfo ? b->var->sinfo : b->value->sinfo);
+    n.type = type(b->var->sinfo ? b->var->sinfo : b->value->sinfo);
     n.origins = b->span.origins;
     n.line = b->span.line;
     n.cluster = cluster;
@@ -401,7 +409,7 @@ private:
     describe(b->value, n);
     if (isa<MatchCast>(b))
       n.op = "match_cast";
-    n.key = mix(hashString(n.op), structuralHash(b->value));
+    n.key = mix(hashString(n.op), hash_(b->value));
 
     BaseFunc callee = n.callee.empty() ? BaseFunc() : m_->lookup(n.callee);
     if (cluster < 0 && callee && isFusedCallee(callee)) {
@@ -516,9 +524,23 @@ private:
     producer_[b->var.get()] = result;
   }
 
+  /// typeLabel of struct info the module holds, once per struct info (a
+  /// variable's is printed for its node and again for every edge it feeds).
+  const std::string& type(const StructInfo& s) {
+    auto [it, fresh] = types_.try_emplace(s.get());
+    if (fresh)
+      it->second = typeLabel(s);
+    return it->second;
+  }
+
   const IRModule& m_;
   const ExtractOptions& opts_;
   DataflowGraph g_;
+  // Keys hash the weights a binding reads once per weight, not per binding
+  // (structural_digest.h: a 50,000-node model's bindings read a few tensors
+  // thousands of times).
+  StructuralHasher hash_;
+  std::unordered_map<const void*, std::string> types_;
   std::unordered_map<const VarNode*, int> producer_;
   std::unordered_set<uint64_t> edgeSet_; // (from << 32 | to): one edge per pair
   size_t emitted_ = 0;

@@ -24,6 +24,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QItemSelectionModel>
@@ -208,6 +209,117 @@ TEST(TuningRecords, FiltersByWorkloadTargetRunAndStatus) {
   EXPECT_EQ(ids(filter), (std::vector<int64_t>{1, 2, 4, 5, 7}));
   filter.setExactStatus(RecordStatus::Timeout);
   EXPECT_EQ(ids(filter), (std::vector<int64_t>{3}));
+}
+
+/// Sorted by `column`, every row's shown text is not after the next one's in
+/// the locale's order (an order checked independently of lessThan).
+void expectSortedByText(const QAbstractItemModel& m, int column) {
+  for (int r = 0; r + 1 < m.rowCount(); ++r)
+    EXPECT_LE(QString::localeAwareCompare(m.index(r, column).data().toString(),
+                                          m.index(r + 1, column).data().toString()),
+              0)
+        << "rows " << r << " and " << r + 1 << " of column " << column;
+}
+
+TEST(TuningRecords, ABigSnapshotGoesInBatchesAndAReloadKeepsTheRowsShown) {
+  Fixture f;
+  TuningRecordsModel model;
+  TuningRecordsFilter filter;
+  QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QAbstractItemModelTester t2(&filter, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  filter.setSourceModel(&model);
+  filter.sort(TuningRecordsModel::Measured, Qt::AscendingOrder);
+  QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+  QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
+  QSignalSpy applied(&model, &TuningRecordsModel::snapshotApplied);
+  auto waitApplied = [&](int count) {
+    QElapsedTimer clock;
+    clock.start();
+    while (applied.size() < count && clock.elapsed() < 10000)
+      QCoreApplication::processEvents();
+    return applied.size() == count;
+  };
+
+  // 7 rows, 3 per batch: the first batch at once, the rest on later turns.
+  EXPECT_FALSE(model.applySnapshot(loadTuningRecords(f.path), 3));
+  EXPECT_EQ(model.rowCount(), 3);
+  EXPECT_TRUE(model.isApplying());
+  EXPECT_EQ(model.pendingRows(), 4);
+  EXPECT_EQ(applied.size(), 0);
+  ASSERT_TRUE(waitApplied(1));
+  EXPECT_EQ(model.rowCount(), 7);
+  EXPECT_FALSE(model.isApplying());
+  EXPECT_EQ(inserts.size(), 3); // 3 + 3 + 1
+  EXPECT_EQ(resets.size(), 1);
+  // The proxy placed each batch: the same order as a one-step load.
+  std::vector<int64_t> order = ids(filter);
+  ASSERT_EQ(order.size(), 7u);
+  EXPECT_EQ(std::vector<int64_t>(order.begin(), order.begin() + 5),
+            (std::vector<int64_t>{2, 1, 5, 7, 4}));
+
+  // A run appends two records: the rows shown stay (no reset), the new ones
+  // are appended and sorted in.
+  {
+    Database db(f.path.toStdString());
+    auto fb = matmul(16, 32, 8);
+    db.addRecord(record(f.big, f.t1, f.run, 5, tiled(fb, 4), 4e-6, 4e-6));
+    db.addRecord(record(f.big, f.t1, f.run, 6, tiled(fb, 2), 1e-6, 1e-6));
+  }
+  // Given the ids shown, the reader hands over only the records added.
+  TuningRecordsSnapshot added = loadTuningRecords(f.path, model.shownIds());
+  EXPECT_TRUE(added.addedOnly);
+  ASSERT_EQ(added.rows.size(), 2u);
+  EXPECT_EQ(added.rows[0].id, 8);
+  EXPECT_EQ(added.rows[1].id, 9);
+  // A shown id the file no longer holds: every record.
+  const TuningRecordsSnapshot all = loadTuningRecords(f.path, {1, 2, 3, 4, 5, 6, 7, 100});
+  EXPECT_FALSE(all.addedOnly);
+  EXPECT_EQ(all.rows.size(), 9u);
+  EXPECT_TRUE(model.applySnapshot(std::move(added), 3));
+  ASSERT_TRUE(waitApplied(2));
+  EXPECT_EQ(resets.size(), 1);
+  EXPECT_EQ(model.rowCount(), 9);
+  EXPECT_EQ(ids(model), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  // 1, 3, 4, 5, 9, 10, 40 us, then the two failures.
+  order = ids(filter);
+  ASSERT_EQ(order.size(), 9u);
+  EXPECT_EQ(std::vector<int64_t>(order.begin(), order.begin() + 7),
+            (std::vector<int64_t>{9, 2, 8, 1, 5, 7, 4}));
+
+  // Sorting by a text column follows the shown text in the locale's order.
+  for (int column : {TuningRecordsModel::Workload, TuningRecordsModel::Target,
+                     TuningRecordsModel::Status, TuningRecordsModel::Node}) {
+    filter.sort(column, Qt::AscendingOrder);
+    expectSortedByText(filter, column);
+  }
+
+  // A full snapshot with every row shown keeps them too.
+  EXPECT_TRUE(model.applySnapshot(loadTuningRecords(f.path), 3));
+  ASSERT_TRUE(waitApplied(3));
+  EXPECT_EQ(model.rowCount(), 9);
+  EXPECT_EQ(resets.size(), 1);
+
+  // Rows that are not the ones shown (a prune deleted one): a reset, then
+  // every row again.
+  TuningRecordsSnapshot pruned = loadTuningRecords(f.path);
+  pruned.rows.erase(pruned.rows.begin());
+  EXPECT_FALSE(model.applySnapshot(std::move(pruned), 3));
+  EXPECT_EQ(resets.size(), 2);
+  ASSERT_TRUE(waitApplied(4));
+  EXPECT_EQ(model.rowCount(), 8);
+  EXPECT_EQ(ids(model).front(), 2);
+
+  // setSnapshot in the middle of a batched load drops its remaining batches.
+  model.applySnapshot(loadTuningRecords(f.dir.filePath("missing.db")), 3);
+  model.applySnapshot(loadTuningRecords(f.path), 2);
+  EXPECT_EQ(model.rowCount(), 2);
+  model.setSnapshot(loadTuningRecords(f.dir.filePath("missing.db")));
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 200)
+    QCoreApplication::processEvents();
+  EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_FALSE(model.isApplying());
 }
 
 TEST(TuningRecords, ADamagedOrForeignFileGivesAnErrorNamingIt) {

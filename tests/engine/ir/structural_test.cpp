@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "engine/ir/structural.h"
+#include "engine/ir/structural_digest.h"
 #include "engine/support/error.h"
 #include "tests/engine/ir/test_modules.h"
 
@@ -271,4 +272,38 @@ TEST(StructuralEqual, LoopKindAndBufferScopeCount) {
   expectSame(build(ForKind::Serial, "global"), build(ForKind::Serial, "global"));
   expectDifferent(build(ForKind::Serial, "global"), build(ForKind::Parallel, "global"));
   expectDifferent(build(ForKind::Serial, "global"), build(ForKind::Serial, "local"));
+}
+
+TEST(StructuralHasher, EqualConstantsHashEqualWhereverTheirBytesLive) {
+  // 64 x 128 floats: above kDigestFrom, so the bytes go in as their digest.
+  std::vector<float> values(64 * 128);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i % 97) * 0.25f;
+  const Expr a = make<Constant>(Tensor::fromFloats({64, 128}, values));
+  const Expr sameBytes = make<Constant>(Tensor::fromFloats({64, 128}, values)); // own storage
+  values[4000] += 1.0f;
+  const Expr oneChanged = make<Constant>(Tensor::fromFloats({64, 128}, values));
+  const Expr small = make<Constant>(Tensor::fromFloats({4}, std::vector<float>{1, 2, 3, 4}));
+  const Expr smallToo = make<Constant>(Tensor::fromFloats({4}, std::vector<float>{1, 2, 3, 4}));
+  const Expr smallOther = make<Constant>(Tensor::fromFloats({4}, std::vector<float>{1, 2, 3, 5}));
+  ASSERT_GE(as<Constant>(a)->data.nbytes(), StructuralHasher::kDigestFrom);
+
+  StructuralHasher hash;
+  const uint64_t ha = hash(a);
+  EXPECT_EQ(hash(a), ha); // cached digest, same value
+  EXPECT_EQ(hash(sameBytes), ha);
+  EXPECT_NE(hash(oneChanged), ha);
+  EXPECT_EQ(hash(small), hash(smallToo));
+  EXPECT_NE(hash(small), hash(smallOther));
+  EXPECT_EQ(hash.digests(), 3u); // a, sameBytes, oneChanged: each hashed once
+  // Another hasher agrees (values are comparable within the process).
+  StructuralHasher other;
+  EXPECT_EQ(other(sameBytes), ha);
+  // A tuple of the same constant twice and of two equal ones hash equal, as
+  // structurally equal nodes must.
+  const Expr t1 = make<Tuple>(std::vector<Expr>{a, a});
+  const Expr t2 = make<Tuple>(std::vector<Expr>{a, sameBytes});
+  ASSERT_TRUE(structuralEqual(t1, t2));
+  EXPECT_EQ(hash(t1), hash(t2));
+  EXPECT_NE(hash(t1), hash(make<Tuple>(std::vector<Expr>{a, oneChanged})));
 }
