@@ -177,8 +177,10 @@ private:
       define(p, false);
     }
     std::string outer = std::exchange(binding_, "");
-    useShapeVars(f->retSInfo);
     expr(f->body);
+    // After the body: a result whose shape was read from data (a Reshape to
+    // a run-time target, a NonZero) names the variables its match_cast binds.
+    useShapeVars(f->retSInfo);
     binding_ = outer;
     scope_.popTo(mark);
   }
@@ -219,7 +221,9 @@ private:
         isa<VarNode>(e) || isa<GlobalVar>(e) || isa<PrimFunc>(e) || isa<ExternFunc>(e);
     if (!sinfoExempt && !e->sinfo)
       report(describe(e) + " has no struct info (module not normalized)");
-    if (!sinfoExempt)
+    // A SeqExpr's struct info may name what its own match_casts bind: it is
+    // checked after its blocks.
+    if (!sinfoExempt && !isa<SeqExpr>(e))
       useShapeVars(e->sinfo);
     switch (e->kind()) {
     case NodeKind::Var:
@@ -246,6 +250,7 @@ private:
         block(b);
       std::string outer = std::exchange(binding_, "");
       expr(op->body);
+      useShapeVars(op->sinfo);
       binding_ = outer;
       scope_.popTo(mark);
       return;

@@ -229,3 +229,23 @@ TEST(WellFormed, MatchCastDefinesShapeVariables) {
   IRModule bad = moduleWithMain(x, {make<VarBinding>(w, x)}, w, false);
   expectOneIssue(bad, "main", {"shape variable 'm'"});
 }
+
+// A result whose shape is read from data: the return type names the shape
+// variable that a match_cast in the body binds.
+TEST(WellFormed, ReturnTypeMayNameShapeVariablesTheBodyBinds) {
+  auto m = primVar("m");
+  StructInfo sm = tensorSInfo(DataType::Float32(), std::vector<PrimExpr>{m});
+  Var x = makeVar("x", tensorSInfo(DataType::Float32(), 1));
+  Var y = makeVar("y", sm);
+  auto bodyOf = [&](std::vector<Binding> bs, const Expr& result) {
+    auto block = make<BindingBlock>(std::move(bs), false);
+    return make<SeqExpr>(std::vector<Ref<BindingBlock>>{block}, result, sm);
+  };
+  auto ok = make<Function>(std::vector<Var>{x}, bodyOf({make<MatchCast>(y, x, sm)}, y), sm);
+  IRModule good = makeModule({{"main", ok}});
+  EXPECT_TRUE(checkWellFormed(good).empty()) << allIssues(checkWellFormed(good));
+  // With no match_cast binding m, the return type's m is still undefined.
+  Var w = makeVar("w", tensorSInfo(DataType::Float32(), 1));
+  auto bad = make<Function>(std::vector<Var>{x}, bodyOf({make<VarBinding>(w, x)}, w), sm);
+  expectOneIssue(makeModule({{"main", bad}}), "main", {"shape variable 'm'", "not defined"});
+}
