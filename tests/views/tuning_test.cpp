@@ -499,7 +499,8 @@ TEST_F(TuningWindowTest, RunOfTheCommandLineIsSteeredFromAFreshPanel) {
   ASSERT_TRUE(cli.waitForFinished(kRunTimeoutMs));
   EXPECT_EQ(cli.exitCode(), 0) << cli.readAll().toStdString();
   ASSERT_TRUE(waitFor(
-      [&] { return latest()->run && latest()->run->status == RunStatus::Cancelled; }, 20000));
+      [&] { return latest() && latest()->run && latest()->run->status == RunStatus::Cancelled; },
+      20000));
   EXPECT_FALSE(view.pauseButton()->isEnabled());
   EXPECT_TRUE(view.resumeButton()->isEnabled());
   Database db(db_.toStdString());
@@ -525,7 +526,7 @@ TEST_F(TuningWindowTest, RunWhoseProcessDiedShowsInterruptedAndResumes) {
   EXPECT_FALSE(view.resumeButton()->isEnabled()); // running
   cli.kill();                                     // SIGKILL: the run stays marked running
   ASSERT_TRUE(cli.waitForFinished(20000));
-  ASSERT_TRUE(waitFor([&] { return latest()->interrupted(); }, 20000));
+  ASSERT_TRUE(waitFor([&] { return latest() && latest()->interrupted(); }, 20000));
   const int before = latest()->records;
   EXPECT_EQ(latest()->run->status, RunStatus::Running);
   EXPECT_TRUE(view.stateLabel()->text().startsWith("interrupted"))
@@ -536,7 +537,7 @@ TEST_F(TuningWindowTest, RunWhoseProcessDiedShowsInterruptedAndResumes) {
   view.resumeButton()->click();
   ASSERT_TRUE(controller.waitForRunId(kRunTimeoutMs)) << controller.output().toStdString();
   EXPECT_EQ(controller.runId(), 1);
-  ASSERT_TRUE(waitFor([&] { return latest()->records > before; }, kRunTimeoutMs))
+  ASSERT_TRUE(waitFor([&] { return latest() && latest()->records > before; }, kRunTimeoutMs))
       << controller.output().toStdString();
   EXPECT_EQ(latest()->liveness, unity::tuner::ProcessLiveness::Alive);
   EXPECT_EQ(latest()->run->process->pid, controller.pid());
