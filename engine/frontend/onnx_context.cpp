@@ -55,7 +55,9 @@ bool sameDim(const PrimExpr& a, const PrimExpr& b) {
 }
 
 int normAxis(const NodeContext& ctx, int64_t axis, int rank) {
-  if (axis < -rank || axis >= std::max(rank, 1))
+  // ONNX axes lie in [-rank, rank - 1]: a scalar has none (a Gather of a
+  // scalar indexed its empty shape, found by onnx_import_fuzz).
+  if (axis < -rank || axis >= rank)
     ctx.unsupported("axis " + std::to_string(axis) + " is out of range for rank " +
                     std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
