@@ -320,24 +320,36 @@ void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
 /// per axis the bounds are normalized and clamped by graph operators
 /// (negative counts from the end, out of range clamps), the length becomes a
 /// fresh shape variable, and a take gathers b, b + s, ...
-void convertRunTimeSlice(NodeContext& c) {
+/// What a Slice with operands read at run time needs of its input (rank 1 or
+/// more, known dims; refused naming `what` otherwise): its shape; and the
+/// static length of operand i, a 1-D integer tensor (else it must be a
+/// constant, described by `operands`).
+std::vector<PrimExpr> runTimeSliceShape(NodeContext& c, const std::string& what) {
   int rank = c.rank(0);
   auto shape = c.shape(0);
   if (rank == 0)
     c.unsupported("the input is a scalar (rank 0); Slice needs rank 1 or more");
   if (static_cast<int>(shape.size()) != rank)
     c.unsupported("the input's dims are unknown (rank " + std::to_string(rank) +
-                  " without a shape); a Slice with bounds read at run time needs them");
-  auto lengthOf = [&](int i) -> int64_t {
-    auto* t = as<TensorSInfo>(c.value(i).sinfo);
-    std::optional<int64_t> n;
-    if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
-      n = asConstInt((*t->shape)[0]);
-    if (!n)
-      c.needConstant(i, "Slice's bounds (1-D integer tensors of static length when read at run "
-                        "time)");
-    return *n;
-  };
+                  " without a shape); a Slice with " + what + " read at run time needs them");
+  return shape;
+}
+
+int64_t runTimeSliceLength(NodeContext& c, int i, const char* operands) {
+  auto* t = as<TensorSInfo>(c.value(i).sinfo);
+  std::optional<int64_t> n;
+  if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
+    n = asConstInt((*t->shape)[0]);
+  if (!n)
+    c.needConstant(i, std::string(operands) +
+                          " (1-D integer tensors of static length when read at run time)");
+  return *n;
+}
+
+void convertRunTimeSlice(NodeContext& c) {
+  int rank = c.rank(0);
+  auto shape = runTimeSliceShape(c, "bounds");
+  auto lengthOf = [&](int i) { return runTimeSliceLength(c, i, "Slice's bounds"); };
   int64_t count = lengthOf(1);
   if (lengthOf(2) != count)
     c.unsupported("starts and ends differ in length");
@@ -405,21 +417,9 @@ void convertRunTimeSlice(NodeContext& c) {
 /// which the executor refuses when it reads them.
 void convertRunTimeAxesSlice(NodeContext& c) {
   int rank = c.rank(0);
-  auto shape = c.shape(0);
-  if (rank == 0)
-    c.unsupported("the input is a scalar (rank 0); Slice needs rank 1 or more");
-  if (static_cast<int>(shape.size()) != rank)
-    c.unsupported("the input's dims are unknown (rank " + std::to_string(rank) +
-                  " without a shape); a Slice with axes or steps read at run time needs them");
-  auto lengthOf = [&](int i) -> int64_t {
-    auto* t = as<TensorSInfo>(c.value(i).sinfo);
-    std::optional<int64_t> n;
-    if (t && t->ndim == 1 && t->shape && t->dtype.isIntegral())
-      n = asConstInt((*t->shape)[0]);
-    if (!n)
-      c.needConstant(i, "Slice's starts, ends, axes and steps (1-D integer tensors of static "
-                        "length when read at run time)");
-    return *n;
+  auto shape = runTimeSliceShape(c, "axes or steps");
+  auto lengthOf = [&](int i) {
+    return runTimeSliceLength(c, i, "Slice's starts, ends, axes and steps");
   };
   int64_t count = lengthOf(1);
   for (int i : {2, 3, 4})
