@@ -162,6 +162,7 @@ void HeatLegend::attachTo(GraphCanvas* canvas) {
     canvas_->setBottomBand(0);
   }
   canvas_ = canvas;
+  viewport_ = canvas->viewport();
   setParent(canvas);
   resize(sizeHint());
   // The canvas for its size, the viewport for its width (a scroll bar
@@ -213,8 +214,11 @@ void HeatLegend::place() {
 }
 
 bool HeatLegend::eventFilter(QObject* watched, QEvent* event) {
-  if (canvas_ && (watched == canvas_ || watched == canvas_->viewport()) &&
-      (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
+  // Only the two watched objects' size events; the pointers are compared,
+  // never dereferenced (the canvas's destructor sends its children's events
+  // here when it is no longer a scroll area).
+  if ((event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest) && canvas_ &&
+      (watched == canvas_ || watched == viewport_))
     place();
   return QWidget::eventFilter(watched, event);
 }

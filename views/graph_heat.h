@@ -90,6 +90,9 @@ private:
   QString untunedLine() const;
   void place();
   GraphCanvas* canvas_ = nullptr;
+  /// canvas_->viewport() when attached: the event filter compares against
+  /// it without calling into a canvas that may be in its destructor.
+  QWidget* viewport_ = nullptr;
   bool compact_ = false; // three lines, for a canvas narrower than the two-line form
   double maxShare_ = 0, minShare_ = 0, totalS_ = 0;
   int tuned_ = 0, kernels_ = 0;
