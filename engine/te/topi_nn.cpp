@@ -47,6 +47,9 @@ constexpr int64_t kWideMinArea = 16; // output positions
 // than the tile saves (docs/benchmarks.md, "Strided and 1x1 convolutions,
 // accumulator tiles").
 constexpr int64_t kWideMinPointwise = 24;
+// Positions per block of the symbolic wide form (conv2dWideSymbolic): two
+// AVX-512 vectors, four AVX2 ones.
+constexpr int64_t kSymbolicWideBlock = 32;
 
 void checkSameDim(const PrimExpr& a, const PrimExpr& b, const std::string& op,
                   const std::string& what) {
@@ -211,6 +214,109 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
       name);
 }
 
+/// The wide form with a symbolic image height or width (channels and kernel
+/// constant): the same flat positions p = y * Wq + x, with Wq, the row
+/// count and P symbolic expressions of H and W. Each stride phase of the
+/// padded image is stored as Hr rows of Wq columns in its own dimensions,
+///   flat[n, c, (phase,) r, j] = padded(data)[n, c, a + r*sh, b + j*sw]
+/// (rows past the image are zero), so the copy's inner loop runs along j
+/// with no division, and the reduction reads it at flat position q:
+///   flat[n, c, (phase,) q / Wq, q % Wq],  q = p + (ky*dy / sh)*Wq + kx*dx / sw
+/// which FlattenBuffers turns back into the plain offset q (the pair
+/// (q / D, q % D) over a last dimension of extent D addresses element q of
+/// the two dimensions flattened). The positions are cut into blocks of
+/// kSymbolicWideBlock (P rounded up to whole blocks) and the products
+/// stored block-major, wide[n, p / B, o, p % B]: the default schedule's
+/// register tile (U output channels by the B positions of one block)
+/// then has rows a constant B floats apart, which LLVM keeps in registers
+/// across the reduction; with wide[n, o, p] the rows would be a symbolic
+/// P apart, rows LLVM cannot prove distinct, and every multiply-add would
+/// load and store its accumulator.
+Tensor conv2dWideSymbolic(const Tensor& data, const Tensor& weight, const std::vector<int64_t>& pad,
+                          const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                          int64_t groups, const std::string& name) {
+  constexpr int64_t kBlock = kSymbolicWideBlock;
+  int64_t KH = *asConstInt(weight.shape()[2]), KW = *asConstInt(weight.shape()[3]);
+  int64_t sh = strides[0], sw = strides[1], dh = dilation[0], dw = dilation[1];
+  const PrimExpr &H = data.shape()[2], &W = data.shape()[3];
+  PrimExpr OH = outExtent(H, pad[0], pad[2], dh, weight.shape()[2], sh, name);
+  PrimExpr OW = outExtent(W, pad[1], pad[3], dw, weight.shape()[3], sw, name);
+  PrimExpr Wp = simp(W + (pad[1] + pad[3]));
+  int64_t PH = dh == 1 ? std::min(KH, sh) : sh, PW = dw == 1 ? std::min(KW, sw) : sw;
+  PrimExpr Wq = sw == 1 ? Wp : simp(floordiv(Wp + (sw - 1), i64(sw)));
+  PrimExpr blocks = simp(floordiv((OH - 1) * Wq + OW + (kBlock - 1), i64(kBlock)));
+  int64_t rowOff = dh * (KH - 1) / sh, colOff = dw * (KW - 1) / sw;
+  // Rows per phase: every position p < blocks * B with every tap's offset.
+  PrimExpr Hr = simp(floordiv(blocks * kBlock + rowOff * Wq + (colOff + Wq - 1), Wq));
+  bool phased = PH * PW > 1;
+  std::vector<PrimExpr> flatShape{data.shape()[0], data.shape()[1]};
+  if (phased)
+    flatShape.push_back(i64(PH * PW));
+  flatShape.push_back(Hr);
+  flatShape.push_back(Wq);
+  Tensor flat = compute(
+      flatShape,
+      [&](const std::vector<PrimExpr>& i) {
+        size_t r = phased ? 3 : 2;
+        PrimExpr a = i64(0), b = i64(0);
+        if (phased) {
+          a = PW > 1 ? floordiv(i[2], i64(PW)) : i[2];
+          b = PW > 1 ? floormod(i[2], i64(PW)) : i64(0);
+        }
+        PrimExpr h = simp(a + i[r] * sh - pad[0]);
+        PrimExpr w = simp(b + i[r + 1] * sw - pad[1]);
+        PrimExpr ok =
+            logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, H)), logicalAnd(ge(w, i64(0)), lt(w, W)));
+        return select(ok, data({i[0], i[1], clampIndex(h, H), clampIndex(w, W)}),
+                      cst(data.dtype(), 0.0));
+      },
+      "pad_flat");
+  const PrimExpr& Cg = weight.shape()[1];
+  PrimExpr outPerGroup = simp(floordiv(weight.shape()[0], i64(groups)));
+  ReduceAxis rc = reduceAxis(Cg, "rc");
+  std::vector<ReduceAxis> axes{rc};
+  if (KH * KW > 1) {
+    axes.push_back(reduceAxis(weight.shape()[2], "ry"));
+    axes.push_back(reduceAxis(weight.shape()[3], "rx"));
+  }
+  // wide[n, t, o, l]: position p = t * B + l of output channel o.
+  Tensor wide = compute(
+      {data.shape()[0], blocks, weight.shape()[0], i64(kBlock)},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr channel =
+            groups == 1 ? PrimExpr(rc.var) : floordiv(i[2], outPerGroup) * Cg + rc.var;
+        PrimExpr q = i[1] * kBlock + i[3];
+        std::vector<PrimExpr> idx{i[0], channel};
+        std::vector<PrimExpr> wi{i[2], rc.var, i64(0), i64(0)};
+        if (KH * KW > 1) {
+          const PrimExpr &ky = axes[1].var, &kx = axes[2].var;
+          PrimExpr kyd = ky * dh, kxd = kx * dw;
+          PrimExpr oy = sh > 1 ? floordiv(kyd, i64(sh)) : kyd;
+          PrimExpr ox = sw > 1 ? floordiv(kxd, i64(sw)) : kxd;
+          q = q + oy * Wq + ox;
+          if (phased) {
+            PrimExpr ay = sh > 1 ? floormod(kyd, i64(sh)) : i64(0);
+            PrimExpr ax = sw > 1 ? floormod(kxd, i64(sw)) : i64(0);
+            idx.push_back(ay * PW + ax);
+          }
+          wi = {i[2], rc.var, ky, kx};
+        } else if (phased) {
+          idx.push_back(i64(0));
+        }
+        idx.push_back(floordiv(q, Wq));
+        idx.push_back(floormod(q, Wq));
+        return te::sum(flat(idx) * weight(wi), axes);
+      },
+      name + "_wide");
+  return compute(
+      {data.shape()[0], weight.shape()[0], OH, OW},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr p = i[2] * Wq + i[3];
+        return wide({i[0], floordiv(p, i64(kBlock)), i[1], floormod(p, i64(kBlock))});
+      },
+      name);
+}
+
 /// Depthwise 2-D convolution (one input channel per group, constant
 /// channel, image and kernel sizes): no channel reduction, the taps ky, kx
 /// are the only reduce loops (the default schedule unrolls them), and with
@@ -296,12 +402,21 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
   // form, whose position loop vectorizes with whole vectors whatever the
   // image width and stride (see conv2dWide).
   if (s == 2) {
-    // The batch may be symbolic; channels, image and kernel sizes may not.
-    bool constant = true;
-    for (size_t d = 1; d < 4; ++d)
-      constant = constant && asConstInt(data.shape()[d]) && asConstInt(weight.shape()[d - 1]);
-    constant = constant && asConstInt(weight.shape()[3]);
-    if (constant) {
+    // The batch may be symbolic; channels and kernel sizes may not. A
+    // symbolic image height or width takes conv2dWideSymbolic.
+    bool kernel = asConstInt(data.shape()[1]).has_value();
+    for (size_t d = 0; d < 4; ++d)
+      kernel = kernel && asConstInt(weight.shape()[d]);
+    bool image = asConstInt(data.shape()[2]) && asConstInt(data.shape()[3]);
+    if (kernel && !image) {
+      int64_t red =
+          *asConstInt(Cg) * *asConstInt(weight.shape()[2]) * *asConstInt(weight.shape()[3]);
+      bool pointwise = red == *asConstInt(Cg) && groups == 1 && red >= kWideMinPointwise;
+      bool depthwise = groups > 1 && *asConstInt(Cg) == 1;
+      if (!depthwise && (red >= kWideMinReduction || pointwise))
+        return conv2dWideSymbolic(data, weight, padding, strides, dilation, groups, name);
+    }
+    if (kernel && image) {
       int64_t red =
           *asConstInt(Cg) * *asConstInt(weight.shape()[2]) * *asConstInt(weight.shape()[3]);
       int64_t area = 1;

@@ -265,7 +265,10 @@ int64_t constExtent(const Ref<For>& f) { return asConstInt(f->extent).value_or(-
 /// Fuses the leading loops of `outer` until they count >=
 /// p.parallelTarget() iterations and makes the result parallel (nothing
 /// when the policy has no parallel loops). Every loop in `outer` must feed
-/// only spatial iterators and be perfectly nested.
+/// only spatial iterators and be perfectly nested. A symbolic extent counts
+/// as one: it may be 1 at run time (a batch of one image), so the loops
+/// after it are fused in too until the constant ones reach the target —
+/// stopping at a symbolic batch would leave every other core idle.
 void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, const SchedulePolicy& p) {
   if (outer.empty() || !p.parallelize)
     return;
@@ -275,7 +278,7 @@ void parallelizeOuter(Schedule& s, const std::vector<LoopRV>& outer, const Sched
   for (auto& l : outer) {
     group.push_back(l);
     int64_t e = constExtent(s.loop(l));
-    if (e < 0 || (count *= e) >= target)
+    if (e > 0 && (count *= e) >= target)
       break;
   }
   LoopRV fused = group.size() > 1 ? s.fuse(group) : group[0];

@@ -11,6 +11,10 @@
 //        ((i0 * d1 + i1) * d2 + i2) ...        (Horner's rule, row-major)
 //    where d_k are the buffer's (possibly symbolic) dimensions, simplified
 //    with the shape variables of the parameters known to be non-negative;
+//    two consecutive indices (floordiv(q, D), floormod(q, D)) with D the
+//    extent of the second dimension contribute q (exact for floor
+//    division, D > 0), a rewrite the simplifier cannot make for a symbolic
+//    D;
 //    accesses of a replaced allocation move to its 1-D buffer.
 // The index arithmetic is int64 unless every index and dimension shares one
 // integer type (then that type), so mixed int32/int64 IR stays exact.
@@ -119,12 +123,40 @@ private:
     return true;
   }
 
+  /// q when indices (i, j) are (floordiv(q, D), floormod(q, D)) and D is
+  /// the extent of j's dimension: the two dimensions then address element
+  /// q of their flattened pair, whatever D (symbolic included).
+  std::optional<PrimExpr> divModPair(const PrimExpr& i, const PrimExpr& j, const PrimExpr& extent) {
+    auto* div = as<BinaryExpr>(i);
+    auto* mod = as<BinaryExpr>(j);
+    if (!div || !mod || div->op() != NodeKind::FloorDiv || mod->op() != NodeKind::FloorMod ||
+        !analyzer_.canProveEqual(div->a, mod->a) || !analyzer_.canProveEqual(div->b, mod->b) ||
+        !analyzer_.canProveEqual(mod->b, extent))
+      return std::nullopt;
+    return mod->a;
+  }
+
   /// Row-major offset of idx in b (the original, N-d buffer), simplified.
+  /// A pair (q / D, q % D) over dimensions (k, k + 1) with D the extent of
+  /// k + 1 contributes q itself: offset * d_k * D + q. The wide
+  /// convolution with a symbolic width reads its padded image that way
+  /// (topi_nn.cpp), and the simplifier cannot fold the pair back when D is
+  /// symbolic, which would leave two divisions in every lane.
   PrimExpr flatIndex(const BufferRef& b, const std::vector<PrimExpr>& idx) {
     DataType t = indexType(idx, b->shape);
-    PrimExpr offset = cast(t, idx[0]);
-    for (size_t k = 1; k < idx.size(); ++k)
-      offset = offset * cast(t, b->shape[k]) + cast(t, idx[k]);
+    PrimExpr offset;
+    for (size_t k = 0; k < idx.size();) {
+      PrimExpr term = cast(t, idx[k]), scale = cast(t, b->shape[k]);
+      size_t next = k + 1;
+      if (k + 1 < idx.size())
+        if (auto q = divModPair(idx[k], idx[k + 1], b->shape[k + 1])) {
+          term = cast(t, *q);
+          scale = scale * cast(t, b->shape[k + 1]);
+          next = k + 2;
+        }
+      offset = offset ? offset * scale + term : term;
+      k = next;
+    }
     return analyzer_.simplify(offset);
   }
 

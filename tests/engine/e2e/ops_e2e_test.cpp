@@ -157,6 +157,21 @@ std::vector<OpCase> nnCases() {
                 "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=2)"});
   cs.push_back({"nn.conv2d", "x: " + F("n, 4, 5, 5") + ", w: " + F("4, 1, 3, 3"),
                 "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1], groups=4)"});
+  // A symbolic image (height, width or both; n = 2 and 5) takes the wide
+  // form with symbolic rows (conv2dWideSymbolic) when each output sums at
+  // least 27 products (or a 1x1 kernel over 24 channels or more).
+  cs.push_back({"nn.conv2d", "x: " + F("1, 4, 6, n") + ", w: " + F("5, 4, 3, 3"),
+                "R.nn.conv2d(x, w, padding=[1, 1, 1, 1])"});
+  cs.push_back({"nn.conv2d", "x: " + F("2, 4, n, 7") + ", w: " + F("3, 4, 3, 3"),
+                "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1])"});
+  cs.push_back({"nn.conv2d", "x: " + F("1, 4, n, n") + ", w: " + F("4, 4, 3, 3"),
+                "R.nn.conv2d(x, w, strides=[1, 2], padding=[1, 0, 2, 1], dilation=[2, 1])"});
+  cs.push_back(
+      {"nn.conv2d", "x: " + F("1, 32, n, 9") + ", w: " + F("6, 32, 1, 1"), "R.nn.conv2d(x, w)"});
+  cs.push_back({"nn.conv2d", "x: " + F("1, 24, 5, n") + ", w: " + F("4, 24, 1, 1"),
+                "R.nn.conv2d(x, w, strides=[2, 2])"});
+  cs.push_back({"nn.conv2d", "x: " + F("1, 8, n, 6") + ", w: " + F("6, 4, 3, 3"),
+                "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=2)"});
   std::string c1 = "x: " + F("n, 3, 9") + ", w: " + F("4, 3, 3");
   cs.push_back({"nn.conv1d", c1, "R.nn.conv1d(x, w)"});
   cs.push_back({"nn.conv1d", c1, "R.nn.conv1d(x, w, strides=[2], padding=[1, 2], dilation=[2])"});

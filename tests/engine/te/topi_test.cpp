@@ -242,6 +242,49 @@ TEST(Topi, Conv2dWithSymbolicSpatialDims) {
   }
 }
 
+TEST(Topi, Conv2dWideFormWithSymbolicImageAtSeveralSizes) {
+  // Channels and kernel constant, height and width symbolic: the wide form
+  // with symbolic rows (products stored in blocks of positions, the padded
+  // image read at flat positions). Each variant at several sizes against
+  // the hand-written loops, down to a 1x1 image.
+  struct Variant {
+    int64_t C, O, K, sh, sw, pt, pl, pb, pr, dh, dw, groups;
+  };
+  const Variant variants[] = {
+      {4, 5, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 3x3, padding 1
+      {4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2: four phases
+      {4, 4, 3, 1, 2, 1, 0, 2, 1, 2, 1, 1},  // asymmetric padding, dilation
+      {32, 6, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // pointwise
+      {24, 4, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1}, // pointwise, stride 2
+      {8, 6, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // groups
+  };
+  unsigned seed = 40;
+  for (const Variant& v : variants) {
+    auto h = primVar("h"), w = primVar("w");
+    auto X = placeholder({intImm(1), intImm(v.C), h, w}, f32, "X");
+    auto Wt = placeholder(dims({v.O, v.C / v.groups, v.K, v.K}), f32, "W");
+    topi::Conv2dParams p;
+    p.strides = {v.sh, v.sw};
+    p.padding = {v.pt, v.pl, v.pb, v.pr};
+    p.dilation = {v.dh, v.dw};
+    p.groups = v.groups;
+    auto Y = topi::conv2d(X, Wt, p);
+    ASSERT_EQ(Y.inputs().size(), 1u);
+    EXPECT_EQ(Y.inputs()[0].name(), "conv2d_nchw_wide") << "C=" << v.C << " K=" << v.K;
+    for (auto [H, Wd] : {std::pair<int64_t, int64_t>{1, 1}, {5, 3}, {9, 14}}) {
+      SCOPED_TRACE("C=" + std::to_string(v.C) + " K=" + std::to_string(v.K) + " stride " +
+                   std::to_string(v.sh) + "x" + std::to_string(v.sw) + " at " + std::to_string(H) +
+                   "x" + std::to_string(Wd));
+      auto x = randomTensor({1, v.C, H, Wd}, seed++);
+      auto wt = randomTensor({v.O, v.C / v.groups, v.K, v.K}, seed++);
+      auto want = refConv2d(x, wt, v.sh, v.sw, v.pt, v.pl, v.pb, v.pr, v.dh, v.dw, v.groups);
+      if (want.shape()[2] < 1 || want.shape()[3] < 1)
+        continue; // the kernel does not fit this image
+      EXPECT_TRUE(allClose(run({X, Wt, Y}, {x, wt}, want.shape()), want));
+    }
+  }
+}
+
 TEST(Topi, Conv1d) {
   auto X = placeholder(dims({2, 3, 9}), f32, "X");
   auto W = placeholder(dims({4, 3, 3}), f32, "W");
