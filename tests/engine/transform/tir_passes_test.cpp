@@ -156,6 +156,50 @@ def f(A: T.Buffer((m, n), "float32"), B: T.Buffer((n, m), "float32")):
   expectSameResults(f, g, {{3, 5}, {5, 3}});
 }
 
+TEST(FlattenBuffers, DivModPairOverASymbolicRowIsTheFlatPosition) {
+  // A[c, q // (w + 2), q % (w + 2)] over rows of w + 2: the pair addresses
+  // element q of the flattened (rows, w + 2) plane, so the flat index is
+  // c * (h * (w + 2)) + q with no division left (the wide convolution's
+  // read of its padded image). A pair over another extent is not folded.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(S: T.Buffer((h, w), "float32"), A: T.Buffer((2, h, w + 2), "float32"), B: T.Buffer((2, h, w + 2), "float32"), C: T.Buffer((2, 5), "float32")):
+    for c in T.serial(2):
+        for q in T.serial(5):
+            C[c, q] = A[c, q // (w + 2), q % (w + 2)] + B[c, q // (w + 1), q % (w + 1)]
+)");
+  auto g = transform::flattenBuffers(f);
+  auto ls = loops(g);
+  ASSERT_EQ(ls.size(), 2u);
+  auto* store = as<BufferStore>(ls[1]->body);
+  ASSERT_TRUE(store);
+  auto* add = as<BinaryExpr>(store->value);
+  ASSERT_TRUE(add);
+  auto* a = as<BufferLoad>(add->a);
+  auto* b = as<BufferLoad>(add->b);
+  ASSERT_TRUE(a && b);
+  PrimExpr c = ls[0]->var, q = ls[1]->var;
+  PrimExpr h = f->params[1].buffer->shape[1], w2 = f->params[1].buffer->shape[2];
+  ASSERT_EQ(a->indices.size(), 1u);
+  EXPECT_TRUE(arith::provablyEqual(a->indices[0], c * (h * w2) + q))
+      << text::printPrimExpr(a->indices[0]);
+  bool divides = false;
+  walkPrimExpr(a->indices[0], [&](const PrimExpr& e) {
+    auto* x = as<BinaryExpr>(e);
+    divides = divides || (x && (x->op() == NodeKind::FloorDiv || x->op() == NodeKind::FloorMod));
+  });
+  EXPECT_FALSE(divides) << text::printPrimExpr(a->indices[0]);
+  bool keptB = false;
+  walkPrimExpr(b->indices[0], [&](const PrimExpr& e) {
+    keptB = keptB || (isa<BinaryExpr>(e) && as<BinaryExpr>(e)->op() == NodeKind::FloorDiv);
+  });
+  EXPECT_TRUE(keptB) << "a pair over w + 1 does not address rows of w + 2";
+  expectWellFormedAndRoundTrips(g);
+  // h = 3, w = 1: rows of 3 (and of 2 for B), q up to 4 reaches the
+  // second (third) row.
+  expectSameResults(f, g, {{3, 1}, {2, 3, 3}, {2, 3, 3}, {2, 5}});
+}
+
 TEST(FlattenBuffers, OneDimensionalFunctionIsUnchanged) {
   auto f = parseFunc(R"(
 @T.prim_func
