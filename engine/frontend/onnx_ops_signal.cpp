@@ -204,6 +204,28 @@ std::pair<Value, Value> dftRuntimeLength(NodeContext& c, const Value& xr,
   return {re, im};
 }
 
+/// STFT's frames (batch, F, L) of the signal (input 0): its real part and,
+/// when complex, its imaginary part gathered along the length axis at the
+/// indices of table (F, L), each times the window (input 2) when given.
+/// A complex signal needs onesided=0.
+std::pair<Value, std::optional<Value>> stftFrames(NodeContext& c, const Value& table,
+                                                  bool onesided) {
+  auto [xr, xi] = parts(c, 0); // (batch, length)
+  if (onesided && xi)
+    c.unsupported("onesided=1 needs a real signal");
+  auto frame = [&](const Value& x) {
+    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
+    if (c.has(2))
+      f = c.op("multiply", {f.expr, c.expr(2)});
+    return f;
+  };
+  std::optional<Value> fi;
+  if (xi)
+    fi = frame(*xi);
+  Value fr = frame(xr);
+  return {fr, fi};
+}
+
 /// STFT whose frame_step or frame_length is computed at run time. The
 /// number of frames, (signal length - frame_length) / frame_step + 1, is a
 /// fresh shape variable (-1, refused by the executor, when the step is not
@@ -257,21 +279,10 @@ void convertSTFTRuntime(NodeContext& c, int64_t sigLen, DataType dt, bool onesid
       c.op("reshape", {c.op("arange", {shape({frames})}).expr, shape({frames, intImm(1)})});
   Value offs = c.op("reshape", {c.op("arange", {shape({len})}).expr, shape({intImm(1), len})});
   Value table = c.op("add", {bin("multiply", starts, step.expr).expr, offs.expr}); // (F, L)
-  auto [xr, xi] = parts(c, 0); // (batch, length)
-  if (onesided && xi)
-    c.unsupported("onesided=1 needs a real signal");
-  auto frame = [&](const Value& x) {
-    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
-    if (c.has(2))
-      f = c.op("multiply", {f.expr, c.expr(2)});
-    return f;
-  };
-  std::optional<Value> fi;
-  if (xi)
-    fi = frame(*xi);
+  auto [fr, fi] = stftFrames(c, table, onesided);
   auto l = asConstInt(len);
-  auto [re, im] = l ? dftLastAxis(c, frame(xr), fi, *l, *l, onesided, false, dt)
-                    : dftRuntimeLength(c, frame(xr), fi, len, *lenT, onesided, dt);
+  auto [re, im] = l ? dftLastAxis(c, fr, fi, *l, *l, onesided, false, dt)
+                    : dftRuntimeLength(c, fr, fi, len, *lenT, onesided, dt);
   c.output(0, complexOut(c, re, im));
 }
 
@@ -319,20 +330,9 @@ void convertSTFT(NodeContext& c) {
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t i = 0; i < frameLen; ++i)
       idx.push_back(f * step + i);
-  auto [xr, xi] = parts(c, 0); // (batch, length)
-  if (onesided && xi)
-    c.unsupported("onesided=1 needs a real signal");
   Value table = NodeContext::constant(int64Tensor(idx, {frames, frameLen}));
-  auto frame = [&](const Value& x) {
-    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
-    if (c.has(2))
-      f = c.op("multiply", {f.expr, c.expr(2)});
-    return f;
-  };
-  std::optional<Value> fi;
-  if (xi)
-    fi = frame(*xi);
-  auto [re, im] = dftLastAxis(c, frame(xr), fi, frameLen, frameLen, onesided, false, dt);
+  auto [fr, fi] = stftFrames(c, table, onesided);
+  auto [re, im] = dftLastAxis(c, fr, fi, frameLen, frameLen, onesided, false, dt);
   c.output(0, complexOut(c, re, im));
 }
 
