@@ -204,6 +204,25 @@ std::pair<Value, Value> dftRuntimeLength(NodeContext& c, const Value& xr,
   return {re, im};
 }
 
+/// STFT's constant operand i (frame_step or frame_length, named by `what`),
+/// which must be in [1, 2^30].
+int64_t stftLength(NodeContext& c, int i, const char* what) {
+  double v = c.constScalar(i, what);
+  if (!(v >= 1 && v <= double(1 << 30)))
+    c.unsupported(std::string(what) + " must be in [1, 2^30]");
+  return static_cast<int64_t>(v);
+}
+
+/// The length of STFT's window (input 2), which must be 1-D and static.
+int64_t stftWindowLength(NodeContext& c) {
+  if (c.rank(2) != 1)
+    c.unsupported("window must be 1-D");
+  auto w = asConstInt(c.shape(2)[0]);
+  if (!w)
+    c.unsupported("STFT needs a static window length");
+  return *w;
+}
+
 /// STFT's frames (batch, F, L) of the signal (input 0): its real part and,
 /// when complex, its imaginary part gathered along the length axis at the
 /// indices of table (F, L), each times the window (input 2) when given.
@@ -243,23 +262,16 @@ void convertSTFTRuntime(NodeContext& c, int64_t sigLen, DataType dt, bool onesid
   PrimExpr len;
   std::optional<Value> lenT;
   if (c.has(2)) {
-    if (c.rank(2) != 1)
-      c.unsupported("window must be 1-D");
-    auto w = asConstInt(c.shape(2)[0]);
-    if (!w)
-      c.unsupported("STFT needs a static window length");
-    len = intImm(*w);
-    if (c.has(3) && c.constant(3) && c.constScalar(3, "STFT's frame_length") != double(*w))
+    int64_t w = stftWindowLength(c);
+    len = intImm(w);
+    if (c.has(3) && c.constant(3) && c.constScalar(3, "STFT's frame_length") != double(w))
       c.unsupported("frame_length differs from the window's length");
     if (c.has(3) && !c.constant(3)) // checked against the window when the executor reads it
       lengthVar(c, int64Scalar(c, 3, "STFT's frame_length"), out + "_frame_length", len);
   } else if (!c.has(3)) {
     c.unsupported("STFT needs frame_length or a window");
   } else if (c.constant(3)) {
-    double v = c.constScalar(3, "STFT's frame_length");
-    if (!(v >= 1 && v <= double(1 << 30)))
-      c.unsupported("STFT's frame_length must be in [1, 2^30]");
-    len = intImm(static_cast<int64_t>(v));
+    len = intImm(stftLength(c, 3, "STFT's frame_length"));
   } else {
     lenT = int64Scalar(c, 3, "STFT's frame_length");
     len = lengthVar(c, *lenT, out + "_frame_length");
@@ -299,25 +311,15 @@ void convertSTFT(NodeContext& c) {
     convertSTFTRuntime(c, *sigLen, dt, c.attrInt("onesided", 1) != 0);
     return;
   }
-  auto length = [&](int i, const char* what) {
-    double v = c.constScalar(i, what);
-    if (!(v >= 1 && v <= double(1 << 30)))
-      c.unsupported(std::string(what) + " must be in [1, 2^30]");
-    return static_cast<int64_t>(v);
-  };
-  int64_t step = length(1, "STFT's frame_step");
+  int64_t step = stftLength(c, 1, "STFT's frame_step");
   int64_t frameLen = -1;
   if (c.has(3))
-    frameLen = length(3, "STFT's frame_length");
+    frameLen = stftLength(c, 3, "STFT's frame_length");
   if (c.has(2)) {
-    if (c.rank(2) != 1)
-      c.unsupported("window must be 1-D");
-    auto w = asConstInt(c.shape(2)[0]);
-    if (!w)
-      c.unsupported("STFT needs a static window length");
-    if (frameLen >= 0 && frameLen != *w)
+    int64_t w = stftWindowLength(c);
+    if (frameLen >= 0 && frameLen != w)
       c.unsupported("frame_length differs from the window's length");
-    frameLen = *w;
+    frameLen = w;
   }
   if (frameLen < 1)
     c.unsupported("STFT needs frame_length or a window");
