@@ -59,6 +59,7 @@
 #include "engine/support/measure.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/parser.h"
 #include "engine/transform/call_tir.h"
 #include "naive_kernels.h"
@@ -238,10 +239,7 @@ std::string fileName(const std::string& s) {
 
 /// m x k times k x n. The naive loop is square-only: other shapes print "-".
 void benchMatmul(int64_t m, int64_t k, int64_t n, int threads, double budget) {
-  auto A = te::placeholder({intImm(m), intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
-  auto C = te::topi::matmul(A, B, "C");
-  auto fn = te::createPrimFunc({A, B, C});
+  auto fn = te::matmulPrimFunc(m, n, k);
   auto curve =
       tuneKernel(fn, threads,
                  "matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));

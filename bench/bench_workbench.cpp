@@ -56,8 +56,7 @@
 #include "app/gui/main_window.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/measure.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/parser.h"
 #include "tuner/database.h"
 #include "tuner/task.h"
@@ -423,9 +422,7 @@ TuningDb writeTuningDb(const QString& path, int rows) {
   nlohmann::json taskInfo = nlohmann::json::array();
   for (int i = 0; i < 24; ++i) {
     const int64_t m = 16 * (1 + i % 4), n = 64 * (1 + i / 4), k = 64 + 32 * (i % 3);
-    auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
-    auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
-    ir::PrimFuncRef f = te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
+    ir::PrimFuncRef f = te::matmulPrimFunc(m, n, k);
     const std::string hash = tuner::workloadHash(f);
     const double flops = 2.0 * double(m * n * k);
     out.workloads.push_back(db.addWorkload(hash, tuner::workloadText(f), flops));

@@ -20,6 +20,7 @@
 
 #include "engine/frontend/onnx_convert.h"
 #include "engine/frontend/tensor_proto.h"
+#include "engine/op/einsum.h"
 
 namespace unity::frontend::detail {
 
@@ -164,22 +165,11 @@ void convertEyeLike(NodeContext& c) {
 /// dim it covers (right-aligned across operands, numpy style). Dims that
 /// would broadcast (different sizes) are refused.
 std::string expandEllipsis(NodeContext& c, const std::string& equation) {
-  std::string e;
-  for (char ch : equation)
-    if (ch != ' ')
-      e += ch;
+  op::EinsumEquation eq = op::splitEinsum(equation);
+  const std::string& e = eq.text;
   if (e.find("...") == std::string::npos)
     return e;
-  size_t arrow = e.find("->");
-  std::string lhs = arrow == std::string::npos ? e : e.substr(0, arrow);
-  std::vector<std::string> ins;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    ins.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
+  std::vector<std::string> ins = std::move(eq.inputs);
   if (static_cast<int>(ins.size()) != c.numInputs())
     c.unsupported("the equation names " + std::to_string(ins.size()) + " operands");
   std::string spare;
@@ -219,8 +209,8 @@ std::string expandEllipsis(NodeContext& c, const std::string& equation) {
     ins[i].replace(pos, 3, letters.substr(width - n));
   }
   std::string out;
-  if (arrow != std::string::npos) {
-    out = e.substr(arrow + 2);
+  if (eq.output) {
+    out = *eq.output;
     size_t pos = out.find("...");
     if (pos != std::string::npos)
       out.replace(pos, 3, letters);

@@ -66,6 +66,35 @@ Expr dimScalarOf(NodeContext& c, const PrimExpr& e) {
   return v.expr ? v.expr : c.materialize(v);
 }
 
+/// v as an int64 0-d constant.
+Expr k64(double v) { return NodeContext::scalar(v, DataType::Int64()).expr; }
+
+/// Input i as int64 (cast when it has another dtype).
+Expr asInt64(NodeContext& c, int i) {
+  Expr e = c.expr(i);
+  if (!(c.dtype(i) == DataType::Int64()))
+    e = c.op("astype", {e}, {{"dtype", DataType::Int64()}}).expr;
+  return e;
+}
+
+/// Slice's axes and steps for `count` bounds: at opset 10 and later read
+/// from inputs 3 and 4 (constants) where given; absent ones default to 0, 1,
+/// ..., count - 1 and to all 1. Each must have `count` entries.
+void sliceAxesSteps(NodeContext& c, size_t count, std::vector<int64_t>& axes,
+                    std::vector<int64_t>& steps) {
+  if (c.opset >= 10 && c.has(3))
+    axes = c.constInts(3, "Slice's axes");
+  if (c.opset >= 10 && c.has(4))
+    steps = c.constInts(4, "Slice's steps");
+  if (axes.empty())
+    for (size_t i = 0; i < count; ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(count, 1);
+  if (axes.size() != count || steps.size() != count)
+    c.unsupported("starts, ends, axes and steps differ in length");
+}
+
 std::vector<PrimExpr> intExprs(const std::vector<int64_t>& v) {
   std::vector<PrimExpr> r;
   for (int64_t x : v)
@@ -267,16 +296,8 @@ void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
   int rank = c.rank(0);
   auto shape = c.shape(0);
   std::vector<int64_t> axes, steps;
-  if (c.has(3))
-    axes = c.constInts(3, "Slice's axes");
-  if (c.has(4))
-    steps = c.constInts(4, "Slice's steps");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
-      axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty())
-    steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+  sliceAxesSteps(c, starts.size(), axes, steps);
+  if (ends.size() != starts.size())
     c.unsupported("starts, ends, axes and steps differ in length");
   Value x = c.in(0);
   for (size_t k = 0; k < axes.size(); ++k) {
@@ -316,10 +337,6 @@ void convertSymbolicSlice(NodeContext& c, const std::vector<PrimExpr>& starts,
   c.output(0, x);
 }
 
-/// Slice whose starts or ends are read from data (axes and steps constant):
-/// per axis the bounds are normalized and clamped by graph operators
-/// (negative counts from the end, out of range clamps), the length becomes a
-/// fresh shape variable, and a take gathers b, b + s, ...
 /// What a Slice with operands read at run time needs of its input (rank 1 or
 /// more, known dims; refused naming `what` otherwise): its shape; and the
 /// static length of operand i, a 1-D integer tensor (else it must be a
@@ -346,6 +363,10 @@ int64_t runTimeSliceLength(NodeContext& c, int i, const char* operands) {
   return *n;
 }
 
+/// Slice whose starts or ends are read from data (axes and steps constant):
+/// per axis the bounds are normalized and clamped by graph operators
+/// (negative counts from the end, out of range clamps), the length becomes a
+/// fresh shape variable, and a take gathers b, b + s, ...
 void convertRunTimeSlice(NodeContext& c) {
   int rank = c.rank(0);
   auto shape = runTimeSliceShape(c, "bounds");
@@ -354,26 +375,8 @@ void convertRunTimeSlice(NodeContext& c) {
   if (lengthOf(2) != count)
     c.unsupported("starts and ends differ in length");
   std::vector<int64_t> axes, steps;
-  if (c.has(3))
-    axes = c.constInts(3, "Slice's axes");
-  if (c.has(4))
-    steps = c.constInts(4, "Slice's steps");
-  if (axes.empty())
-    for (int64_t i = 0; i < count; ++i)
-      axes.push_back(i);
-  if (steps.empty())
-    steps.assign(count, 1);
-  if (static_cast<int64_t>(axes.size()) != count || static_cast<int64_t>(steps.size()) != count)
-    c.unsupported("starts, ends, axes and steps differ in length");
-  DataType i64 = DataType::Int64();
-  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
-  auto asI64 = [&](int i) {
-    Expr e = c.expr(i);
-    if (!(c.dtype(i) == i64))
-      e = c.op("astype", {e}, {{"dtype", i64}}).expr;
-    return e;
-  };
-  Expr starts = asI64(1), ends = asI64(2);
+  sliceAxesSteps(c, static_cast<size_t>(count), axes, steps);
+  Expr starts = asInt64(c, 1), ends = asInt64(c, 2);
   Value x = c.in(0);
   for (int64_t k = 0; k < count; ++k) {
     int a = normAxis(c, axes[k], rank);
@@ -430,22 +433,16 @@ void convertRunTimeAxesSlice(NodeContext& c) {
     return;
   }
   DataType i64 = DataType::Int64();
-  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
-  auto asI64 = [&](int i) {
-    Expr e = c.expr(i);
-    if (!(c.dtype(i) == i64))
-      e = c.op("astype", {e}, {{"dtype", i64}}).expr;
-    return e;
-  };
   auto call = [&](const char* op, std::vector<Expr> args, Attrs a = {}) {
     return c.op(op, std::move(args), std::move(a)).expr;
   };
   std::vector<int64_t> firstAxes, ones(static_cast<size_t>(count), 1);
   for (int64_t k = 0; k < count; ++k)
     firstAxes.push_back(k);
-  Expr starts = asI64(1), ends = asI64(2);
-  Expr axes = c.has(3) ? asI64(3) : NodeContext::constant(int64Tensor(firstAxes, {count})).expr;
-  Expr steps = c.has(4) ? asI64(4) : NodeContext::constant(int64Tensor(ones, {count})).expr;
+  Expr starts = asInt64(c, 1), ends = asInt64(c, 2);
+  Expr axes =
+      c.has(3) ? asInt64(c, 3) : NodeContext::constant(int64Tensor(firstAxes, {count})).expr;
+  Expr steps = c.has(4) ? asInt64(c, 4) : NodeContext::constant(int64Tensor(ones, {count})).expr;
   auto column = [&](const Expr& v) {
     return call("reshape", {v, shapeExpr({intImm(count), intImm(1)})});
   };
@@ -530,17 +527,9 @@ void convertSlice(NodeContext& c) {
   } else {
     starts = c.constInts(1, "Slice's starts");
     ends = c.constInts(2, "Slice's ends");
-    if (c.has(3))
-      axes = c.constInts(3, "Slice's axes");
-    if (c.has(4))
-      steps = c.constInts(4, "Slice's steps");
   }
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
-      axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty())
-    steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+  sliceAxesSteps(c, starts.size(), axes, steps);
+  if (ends.size() != starts.size())
     c.unsupported("starts, ends, axes and steps differ in length");
   for (auto& a : axes)
     a = normAxis(c, a, rank);
@@ -776,8 +765,6 @@ void convertUnsqueeze(NodeContext& c) {
 void padByIndexing(NodeContext& c, const std::vector<PrimExpr>& pads, bool reflect) {
   int rank = c.rank(0);
   auto shape = c.shape(0);
-  DataType i64 = DataType::Int64();
-  auto k64 = [&](double v) { return NodeContext::scalar(v, i64).expr; };
   auto call = [&](const char* op, std::vector<Expr> args) {
     return c.op(op, std::move(args)).expr;
   };

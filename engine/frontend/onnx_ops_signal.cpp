@@ -204,6 +204,47 @@ std::pair<Value, Value> dftRuntimeLength(NodeContext& c, const Value& xr,
   return {re, im};
 }
 
+/// STFT's constant operand i (frame_step or frame_length, named by `what`),
+/// which must be in [1, 2^30].
+int64_t stftLength(NodeContext& c, int i, const char* what) {
+  double v = c.constScalar(i, what);
+  if (!(v >= 1 && v <= double(1 << 30)))
+    c.unsupported(std::string(what) + " must be in [1, 2^30]");
+  return static_cast<int64_t>(v);
+}
+
+/// The length of STFT's window (input 2), which must be 1-D and static.
+int64_t stftWindowLength(NodeContext& c) {
+  if (c.rank(2) != 1)
+    c.unsupported("window must be 1-D");
+  auto w = asConstInt(c.shape(2)[0]);
+  if (!w)
+    c.unsupported("STFT needs a static window length");
+  return *w;
+}
+
+/// STFT's frames (batch, F, L) of the signal (input 0): its real part and,
+/// when complex, its imaginary part gathered along the length axis at the
+/// indices of table (F, L), each times the window (input 2) when given.
+/// A complex signal needs onesided=0.
+std::pair<Value, std::optional<Value>> stftFrames(NodeContext& c, const Value& table,
+                                                  bool onesided) {
+  auto [xr, xi] = parts(c, 0); // (batch, length)
+  if (onesided && xi)
+    c.unsupported("onesided=1 needs a real signal");
+  auto frame = [&](const Value& x) {
+    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
+    if (c.has(2))
+      f = c.op("multiply", {f.expr, c.expr(2)});
+    return f;
+  };
+  std::optional<Value> fi;
+  if (xi)
+    fi = frame(*xi);
+  Value fr = frame(xr);
+  return {fr, fi};
+}
+
 /// STFT whose frame_step or frame_length is computed at run time. The
 /// number of frames, (signal length - frame_length) / frame_step + 1, is a
 /// fresh shape variable (-1, refused by the executor, when the step is not
@@ -221,23 +262,16 @@ void convertSTFTRuntime(NodeContext& c, int64_t sigLen, DataType dt, bool onesid
   PrimExpr len;
   std::optional<Value> lenT;
   if (c.has(2)) {
-    if (c.rank(2) != 1)
-      c.unsupported("window must be 1-D");
-    auto w = asConstInt(c.shape(2)[0]);
-    if (!w)
-      c.unsupported("STFT needs a static window length");
-    len = intImm(*w);
-    if (c.has(3) && c.constant(3) && c.constScalar(3, "STFT's frame_length") != double(*w))
+    int64_t w = stftWindowLength(c);
+    len = intImm(w);
+    if (c.has(3) && c.constant(3) && c.constScalar(3, "STFT's frame_length") != double(w))
       c.unsupported("frame_length differs from the window's length");
     if (c.has(3) && !c.constant(3)) // checked against the window when the executor reads it
       lengthVar(c, int64Scalar(c, 3, "STFT's frame_length"), out + "_frame_length", len);
   } else if (!c.has(3)) {
     c.unsupported("STFT needs frame_length or a window");
   } else if (c.constant(3)) {
-    double v = c.constScalar(3, "STFT's frame_length");
-    if (!(v >= 1 && v <= double(1 << 30)))
-      c.unsupported("STFT's frame_length must be in [1, 2^30]");
-    len = intImm(static_cast<int64_t>(v));
+    len = intImm(stftLength(c, 3, "STFT's frame_length"));
   } else {
     lenT = int64Scalar(c, 3, "STFT's frame_length");
     len = lengthVar(c, *lenT, out + "_frame_length");
@@ -257,21 +291,10 @@ void convertSTFTRuntime(NodeContext& c, int64_t sigLen, DataType dt, bool onesid
       c.op("reshape", {c.op("arange", {shape({frames})}).expr, shape({frames, intImm(1)})});
   Value offs = c.op("reshape", {c.op("arange", {shape({len})}).expr, shape({intImm(1), len})});
   Value table = c.op("add", {bin("multiply", starts, step.expr).expr, offs.expr}); // (F, L)
-  auto [xr, xi] = parts(c, 0); // (batch, length)
-  if (onesided && xi)
-    c.unsupported("onesided=1 needs a real signal");
-  auto frame = [&](const Value& x) {
-    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
-    if (c.has(2))
-      f = c.op("multiply", {f.expr, c.expr(2)});
-    return f;
-  };
-  std::optional<Value> fi;
-  if (xi)
-    fi = frame(*xi);
+  auto [fr, fi] = stftFrames(c, table, onesided);
   auto l = asConstInt(len);
-  auto [re, im] = l ? dftLastAxis(c, frame(xr), fi, *l, *l, onesided, false, dt)
-                    : dftRuntimeLength(c, frame(xr), fi, len, *lenT, onesided, dt);
+  auto [re, im] = l ? dftLastAxis(c, fr, fi, *l, *l, onesided, false, dt)
+                    : dftRuntimeLength(c, fr, fi, len, *lenT, onesided, dt);
   c.output(0, complexOut(c, re, im));
 }
 
@@ -288,25 +311,15 @@ void convertSTFT(NodeContext& c) {
     convertSTFTRuntime(c, *sigLen, dt, c.attrInt("onesided", 1) != 0);
     return;
   }
-  auto length = [&](int i, const char* what) {
-    double v = c.constScalar(i, what);
-    if (!(v >= 1 && v <= double(1 << 30)))
-      c.unsupported(std::string(what) + " must be in [1, 2^30]");
-    return static_cast<int64_t>(v);
-  };
-  int64_t step = length(1, "STFT's frame_step");
+  int64_t step = stftLength(c, 1, "STFT's frame_step");
   int64_t frameLen = -1;
   if (c.has(3))
-    frameLen = length(3, "STFT's frame_length");
+    frameLen = stftLength(c, 3, "STFT's frame_length");
   if (c.has(2)) {
-    if (c.rank(2) != 1)
-      c.unsupported("window must be 1-D");
-    auto w = asConstInt(c.shape(2)[0]);
-    if (!w)
-      c.unsupported("STFT needs a static window length");
-    if (frameLen >= 0 && frameLen != *w)
+    int64_t w = stftWindowLength(c);
+    if (frameLen >= 0 && frameLen != w)
       c.unsupported("frame_length differs from the window's length");
-    frameLen = *w;
+    frameLen = w;
   }
   if (frameLen < 1)
     c.unsupported("STFT needs frame_length or a window");
@@ -319,20 +332,9 @@ void convertSTFT(NodeContext& c) {
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t i = 0; i < frameLen; ++i)
       idx.push_back(f * step + i);
-  auto [xr, xi] = parts(c, 0); // (batch, length)
-  if (onesided && xi)
-    c.unsupported("onesided=1 needs a real signal");
   Value table = NodeContext::constant(int64Tensor(idx, {frames, frameLen}));
-  auto frame = [&](const Value& x) {
-    Value f = c.op("take", {x.expr, table.expr}, {{"axis", int64_t(1)}}); // (batch, F, L)
-    if (c.has(2))
-      f = c.op("multiply", {f.expr, c.expr(2)});
-    return f;
-  };
-  std::optional<Value> fi;
-  if (xi)
-    fi = frame(*xi);
-  auto [re, im] = dftLastAxis(c, frame(xr), fi, frameLen, frameLen, onesided, false, dt);
+  auto [fr, fi] = stftFrames(c, table, onesided);
+  auto [re, im] = dftLastAxis(c, fr, fi, frameLen, frameLen, onesided, false, dt);
   c.output(0, complexOut(c, re, im));
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "engine/op/deduce_util.h"
+#include "engine/op/einsum.h"
 
 namespace unity::op::detail {
 
@@ -248,42 +249,28 @@ struct EinsumSpec {
 };
 
 EinsumSpec parseEinsum(const Call& call, const DeduceContext& ctx, const std::string& eq) {
-  std::string e;
-  for (char ch : eq)
-    if (ch != ' ')
-      e += ch;
-  if (e.find("...") != std::string::npos || e.find('.') != std::string::npos)
+  EinsumEquation parts = splitEinsum(eq);
+  if (parts.text.find('.') != std::string::npos)
     fail(call, ctx, "ellipsis ('...') in the equation is not supported");
   EinsumSpec spec;
-  size_t arrow = e.find("->");
-  std::string lhs = arrow == std::string::npos ? e : e.substr(0, arrow);
-  size_t start = 0;
-  while (true) {
-    size_t comma = lhs.find(',', start);
-    spec.inputs.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
+  spec.inputs = std::move(parts.inputs);
   for (auto& in : spec.inputs)
     for (char ch : in)
       if (!std::isalpha(static_cast<unsigned char>(ch)))
         fail(call, ctx, fmt::format("invalid character '{}' in equation '{}'", ch, eq));
-  if (arrow != std::string::npos) {
-    spec.output = e.substr(arrow + 2);
+  if (parts.output) {
+    spec.output = *parts.output;
     for (char ch : spec.output) {
-      if (!std::isalpha(static_cast<unsigned char>(ch)) || lhs.find(ch) == std::string::npos)
+      bool used = std::any_of(spec.inputs.begin(), spec.inputs.end(), [&](const std::string& in) {
+        return in.find(ch) != std::string::npos;
+      });
+      if (!std::isalpha(static_cast<unsigned char>(ch)) || !used)
         fail(call, ctx, fmt::format("output letter '{}' is not an input letter", ch));
       if (std::count(spec.output.begin(), spec.output.end(), ch) > 1)
         fail(call, ctx, fmt::format("output letter '{}' repeats", ch));
     }
   } else {
-    std::string letters;
-    for (char ch : lhs)
-      if (ch != ',' && std::count(lhs.begin(), lhs.end(), ch) == 1)
-        letters += ch;
-    std::sort(letters.begin(), letters.end());
-    spec.output = letters;
+    spec.output = implicitEinsumOutput(spec.inputs);
   }
   return spec;
 }

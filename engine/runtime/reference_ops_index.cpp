@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "engine/op/einsum.h"
 #include "engine/runtime/reference.h"
 
 namespace unity::runtime::reference {
@@ -276,31 +277,11 @@ RefValue topk(const OpCall& c) {
 }
 
 RefValue einsum(const OpCall& c) {
-  std::string e;
-  for (char ch : c.attrString("subscripts"))
-    if (ch != ' ')
-      e += ch;
-  if (e.find('.') != std::string::npos)
+  op::EinsumEquation eq = op::splitEinsum(c.attrString("subscripts"));
+  if (eq.text.find('.') != std::string::npos)
     c.fail("ellipsis is not supported");
-  size_t arrow = e.find("->");
-  std::string lhs = arrow == std::string::npos ? e : e.substr(0, arrow);
-  std::vector<std::string> ins;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    ins.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  std::string out;
-  if (arrow != std::string::npos) {
-    out = e.substr(arrow + 2);
-  } else {
-    for (char ch : lhs)
-      if (ch != ',' && std::count(lhs.begin(), lhs.end(), ch) == 1)
-        out += ch;
-    std::sort(out.begin(), out.end());
-  }
+  const std::vector<std::string>& ins = eq.inputs;
+  std::string out = eq.output ? *eq.output : op::implicitEinsumOutput(ins);
   if (ins.size() != c.args.size())
     c.fail("operand count differs from the equation");
   std::map<char, int64_t> size;

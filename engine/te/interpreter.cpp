@@ -200,24 +200,9 @@ public:
     Value x = eval(b->a), y = eval(b->b);
     NodeKind op = b->op();
     if (isComparison(op)) {
-      bool r;
-      if (ot.isFloat() || (ot.isUInt() && ot.bits == 64)) {
-        double p = toDouble(x, ot), q = toDouble(y, ot);
-        r = op == NodeKind::EQ   ? p == q
-            : op == NodeKind::NE ? p != q
-            : op == NodeKind::LT ? p < q
-            : op == NodeKind::LE ? p <= q
-            : op == NodeKind::GT ? p > q
-                                 : p >= q;
-      } else {
-        int64_t p = x.i, q = y.i;
-        r = op == NodeKind::EQ   ? p == q
-            : op == NodeKind::NE ? p != q
-            : op == NodeKind::LT ? p < q
-            : op == NodeKind::LE ? p <= q
-            : op == NodeKind::GT ? p > q
-                                 : p >= q;
-      }
+      bool r = ot.isFloat() || (ot.isUInt() && ot.bits == 64)
+                   ? compareValues(op, toDouble(x, ot), toDouble(y, ot))
+                   : compareValues(op, x.i, y.i);
       return fromInt(r, t);
     }
     if (op == NodeKind::And)

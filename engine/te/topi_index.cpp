@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "engine/op/einsum.h"
 #include "engine/te/topi_util.h"
 
 namespace unity::te::topi {
@@ -429,34 +430,14 @@ Tensor scatterND(const Tensor& data, const Tensor& indices, const Tensor& update
 
 Tensor einsum(const std::vector<Tensor>& xs, const std::string& subscripts,
               const std::string& name) {
-  std::string e;
-  for (char ch : subscripts)
-    if (ch != ' ')
-      e += ch;
-  if (e.find('.') != std::string::npos)
+  op::EinsumEquation eq = op::splitEinsum(subscripts);
+  if (eq.text.find('.') != std::string::npos)
     fail(name, "ellipsis ('...') is not supported");
-  size_t arrow = e.find("->");
-  std::string lhs = arrow == std::string::npos ? e : e.substr(0, arrow);
-  std::vector<std::string> ins;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    ins.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
+  const std::vector<std::string>& ins = eq.inputs;
   if (ins.size() != xs.size())
     fail(name, "'" + subscripts + "' names " + std::to_string(ins.size()) + " operands, got " +
                    std::to_string(xs.size()));
-  std::string out;
-  if (arrow != std::string::npos) {
-    out = e.substr(arrow + 2);
-  } else {
-    for (char ch : lhs)
-      if (ch != ',' && std::count(lhs.begin(), lhs.end(), ch) == 1)
-        out += ch;
-    std::sort(out.begin(), out.end());
-  }
+  std::string out = eq.output ? *eq.output : op::implicitEinsumOutput(ins);
   std::map<char, PrimExpr> dimOf;
   std::string order; // letters by first appearance
   for (size_t i = 0; i < xs.size(); ++i) {

@@ -145,7 +145,15 @@ Tensor argmin(const Tensor& x, int axis, bool keepdims, const std::string& name)
   return argReduce(x, axis, keepdims, false, name);
 }
 
-Tensor softmax(const Tensor& x, int axis, const std::string& name) {
+namespace {
+/// What softmax and logSoftmax start with: x checked (defined, floating-point),
+/// the mask of the reduced axis and the maximum along it (`name`_maxelem).
+struct AxisMax {
+  std::vector<bool> mask;
+  Tensor mx;
+};
+
+AxisMax axisMax(const Tensor& x, int axis, const std::string& name) {
   requireDefined(x, name, "input");
   if (!x.dtype().isFloat())
     fail(name, "needs a float input, got " + x.dtype().str());
@@ -153,6 +161,14 @@ Tensor softmax(const Tensor& x, int axis, const std::string& name) {
   mask[normAxis(axis, x.ndim(), name)] = true;
   Tensor mx = reduceWith(
       x, Reducer::Max, mask, false, [&](auto& i) { return x(i); }, name + "_maxelem");
+  return {std::move(mask), mx};
+}
+} // namespace
+
+Tensor softmax(const Tensor& x, int axis, const std::string& name) {
+  AxisMax m = axisMax(x, axis, name); // the lambdas below capture mask and mx
+  const std::vector<bool>& mask = m.mask;
+  const Tensor& mx = m.mx;
   Tensor ex = compute(
       x.shape(),
       [&](auto& i) { return call(x.dtype(), "exp", {x(i) - mx(reducedIndex(i, mask, false))}); },
@@ -164,13 +180,9 @@ Tensor softmax(const Tensor& x, int axis, const std::string& name) {
 }
 
 Tensor logSoftmax(const Tensor& x, int axis, const std::string& name) {
-  requireDefined(x, name, "input");
-  if (!x.dtype().isFloat())
-    fail(name, "needs a float input, got " + x.dtype().str());
-  std::vector<bool> mask(x.ndim(), false);
-  mask[normAxis(axis, x.ndim(), name)] = true;
-  Tensor mx = reduceWith(
-      x, Reducer::Max, mask, false, [&](auto& i) { return x(i); }, name + "_maxelem");
+  AxisMax m = axisMax(x, axis, name); // the lambdas below capture mask and mx
+  const std::vector<bool>& mask = m.mask;
+  const Tensor& mx = m.mx;
   Tensor sm = reduceWith(
       x, Reducer::Sum, mask, false,
       [&](auto& i) { return call(x.dtype(), "exp", {x(i) - mx(reducedIndex(i, mask, false))}); },

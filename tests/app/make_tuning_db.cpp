@@ -19,8 +19,7 @@
 
 #include "engine/ir/module.h"
 #include "engine/schedule/schedule.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/printer.h"
 #include "tuner/database.h"
 
@@ -29,12 +28,6 @@ using namespace unity;
 using namespace unity::tuner;
 
 namespace {
-
-ir::PrimFuncRef matmul(int64_t m, int64_t n, int64_t k) {
-  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
-  return te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
-}
 
 std::string textOf(const ir::PrimFuncRef& f) {
   return text::printModule(ir::makeModule({{"main", f}}));
@@ -72,7 +65,7 @@ schedule::Trace tiled(const ir::PrimFuncRef& f, int64_t ti) {
 ///   4  mm-16x32x8 T2 ok  times [1e-5]        (no run)
 ///   5  mm-8x8x8   T1 ok  times [1e-3]        (no run)
 void fill(Database& db) {
-  auto big = matmul(16, 32, 8), small = matmul(8, 8, 8);
+  auto big = te::matmulPrimFunc(16, 32, 8), small = te::matmulPrimFunc(8, 8, 8);
   int64_t w1 = db.addWorkload("mm-16x32x8", textOf(big), 8192);
   int64_t w2 = db.addWorkload("mm-8x8x8", textOf(small), 1024);
   int64_t t1 = db.addTarget("llvm -mcpu=skylake-avx512 -num-cores=1");

@@ -121,7 +121,7 @@ protected:
   }
   /// `n` distinct candidates of a size^3 matmul, the default schedule first.
   std::vector<MeasureJob> candidates(size_t n, int64_t size = 48) const {
-    auto w = matmulWorkload(size, size, size);
+    auto w = te::matmulPrimFunc(size, size, size);
     DesignSpace space(transform::schedulePolicyFor(target::Target::parse(kTarget)));
     std::mt19937_64 rng(5);
     std::vector<MeasureJob> jobs;

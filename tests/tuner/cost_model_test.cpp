@@ -13,8 +13,7 @@
 
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "tuner/cost_model.h"
 #include "tuner/features.h"
 
@@ -141,9 +140,7 @@ namespace {
 
 /// A 128x128x128 matmul tiled i_o j_o k i_i j_i (ti x tj accumulators).
 ir::PrimFuncRef tiledMatmul(int64_t ti, int64_t tj, bool vectorize, bool parallel) {
-  auto A = te::placeholder({ir::intImm(128), ir::intImm(128)}, DataType::Float32(), "A");
-  auto B = te::placeholder({ir::intImm(128), ir::intImm(128)}, DataType::Float32(), "B");
-  schedule::Schedule s(te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")}));
+  schedule::Schedule s(te::matmulPrimFunc(128, 128, 128));
   auto c = s.getBlock("C");
   auto loops = s.getLoops(c);
   auto is = s.split(loops[0], {-1, ti});

@@ -13,6 +13,7 @@
 #include "engine/support/error.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/transform/default_schedule.h"
 #include "tuner/features.h"
 
@@ -29,16 +30,6 @@ namespace {
 
 te::Tensor input(std::vector<PrimExpr> shape, const std::string& name) {
   return te::placeholder(std::move(shape), DataType::Float32(), name);
-}
-
-PrimFuncRef matmul(PrimExpr m, PrimExpr n, PrimExpr k) {
-  auto A = input({m, k}, "A");
-  auto B = input({k, n}, "B");
-  return te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
-}
-
-PrimFuncRef matmul(int64_t m, int64_t n, int64_t k) {
-  return matmul(intImm(m), intImm(n), intImm(k));
 }
 
 double feature(const std::vector<float>& v, const std::string& name) {
@@ -58,7 +49,7 @@ struct Tiling {
 
 /// A 64x64x64 matmul tiled i_o j_o k i_i j_i, its init decomposed.
 PrimFuncRef tiled(const Tiling& t) {
-  Schedule s(matmul(64, 64, 64));
+  Schedule s(te::matmulPrimFunc(64, 64, 64));
   auto c = s.getBlock("C");
   auto loops = s.getLoops(c);
   auto is = s.split(loops[0], {-1, t.ti});
@@ -76,15 +67,15 @@ PrimFuncRef tiled(const Tiling& t) {
 } // namespace
 
 TEST(Flops, MatmulIsTwoMNK) {
-  EXPECT_EQ(estimateFlops(matmul(3, 5, 7)), 2.0 * 3 * 5 * 7);
-  EXPECT_EQ(estimateFlops(matmul(64, 32, 16)), 2.0 * 64 * 32 * 16);
+  EXPECT_EQ(estimateFlops(te::matmulPrimFunc(3, 5, 7)), 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(estimateFlops(te::matmulPrimFunc(64, 32, 16)), 2.0 * 64 * 32 * 16);
 }
 
 TEST(Flops, SchedulingKeepsTheCount) {
   // An exact tiling moves the work around without adding any.
   EXPECT_EQ(estimateFlops(tiled({4, 16, true, true})), 2.0 * 64 * 64 * 64);
   // A predicated split counts its padded iterations: 64 = 3 * 22 - 2.
-  Schedule s(matmul(64, 64, 64));
+  Schedule s(te::matmulPrimFunc(64, 64, 64));
   s.split(s.getLoops(s.getBlock("C"))[0], {-1, 22});
   EXPECT_EQ(estimateFlops(s.func()), 2.0 * 66 * 64 * 64);
 }
@@ -113,18 +104,18 @@ TEST(Flops, ElementwiseChain) {
 
 TEST(Flops, SymbolicExtentsTakeTheDefaultOrTheGivenValue) {
   auto n = primVar("n");
-  auto f = matmul(n, intImm(8), intImm(4));
+  auto f = te::matmulPrimFunc(n, intImm(8), intImm(4));
   EXPECT_EQ(estimateFlops(f), 2.0 * tuner::kDefaultSymbolicExtent * 8 * 4);
   EXPECT_EQ(estimateFlops(f, 10), 2.0 * 10 * 8 * 4);
 }
 
 TEST(Flops, BadInputIsAnError) {
   EXPECT_THROW(estimateFlops(PrimFuncRef()), Error);
-  EXPECT_THROW(estimateFlops(matmul(2, 2, 2), 0), Error);
+  EXPECT_THROW(estimateFlops(te::matmulPrimFunc(2, 2, 2), 0), Error);
   EXPECT_THROW(extractFeatures(PrimFuncRef()), Error);
   FeatureOptions o;
   o.cores = 0;
-  EXPECT_THROW(extractFeatures(matmul(2, 2, 2), o), Error);
+  EXPECT_THROW(extractFeatures(te::matmulPrimFunc(2, 2, 2), o), Error);
 }
 
 TEST(Features, FixedLengthUniqueNamesFiniteValues) {
@@ -133,7 +124,8 @@ TEST(Features, FixedLengthUniqueNamesFiniteValues) {
   EXPECT_GT(names.size(), 50u);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   auto n = primVar("n");
-  for (auto& f : {matmul(3, 5, 7), tiled({4, 16, true, true}), matmul(n, intImm(8), intImm(4))}) {
+  for (auto& f : {te::matmulPrimFunc(3, 5, 7), tiled({4, 16, true, true}),
+                  te::matmulPrimFunc(n, intImm(8), intImm(4))}) {
     auto v = extractFeatures(f);
     ASSERT_EQ(v.size(), featureCount());
     for (size_t i = 0; i < v.size(); ++i)
@@ -148,7 +140,7 @@ TEST(Features, Deterministic) {
 }
 
 TEST(Features, DifferentSchedulesDiffer) {
-  auto plain = extractFeatures(matmul(64, 64, 64));
+  auto plain = extractFeatures(te::matmulPrimFunc(64, 64, 64));
   auto small = extractFeatures(tiled({2, 8, false, false}));
   auto big = extractFeatures(tiled({4, 16, false, false}));
   auto vec = extractFeatures(tiled({4, 16, true, false}));
@@ -185,7 +177,7 @@ TEST(Features, AccessStrides) {
   // Unscheduled, k is innermost: A moves by 1, B by a row (64 floats); both
   // read tensors are 64x64 floats, so the order of the two slots is the
   // order of the loads (A first).
-  auto plain = extractFeatures(matmul(64, 64, 64));
+  auto plain = extractFeatures(te::matmulPrimFunc(64, 64, 64));
   EXPECT_FLOAT_EQ(feature(plain, "read0.inner_stride"), lg(1));
   EXPECT_FLOAT_EQ(feature(plain, "read1.inner_stride"), lg(64));
   EXPECT_FLOAT_EQ(feature(plain, "read0.bytes"), lg(64 * 64 * 4));
@@ -230,7 +222,7 @@ TEST(Features, DefaultScheduledKernelsGiveFiniteFeatures) {
   // subtractions and exps.
   auto x = input({intImm(8), intImm(100)}, "x");
   cases.push_back({te::createPrimFunc({x, te::topi::softmax(x)}), 8 * 100 * 2});
-  cases.push_back({matmul(primVar("n"), intImm(64), intImm(64)), 0});
+  cases.push_back({te::matmulPrimFunc(primVar("n"), intImm(64), intImm(64)), 0});
   for (auto& c : cases) {
     auto g = transform::defaultSchedule(c.f, policy);
     ASSERT_FALSE(sameNode(c.f, g)); // it was scheduled

@@ -54,7 +54,7 @@ std::vector<Candidate> candidates(const ir::PrimFuncRef& f, size_t n) {
 }
 
 TEST(MeasureTest, TimesAValidCandidateInProcess) {
-  auto f = matmulWorkload(32, 32, 32);
+  auto f = te::matmulPrimFunc(32, 32, 32);
   LocalBuilder builder;
   auto ref = makeReference(f, kTarget, 7, builder);
   auto c = candidates(f, 2)[1];
@@ -70,7 +70,7 @@ TEST(MeasureTest, TimesAValidCandidateInProcess) {
 }
 
 TEST(MeasureTest, JobAndResultTravelAsJson) {
-  auto f = matmulWorkload(16, 16, 16);
+  auto f = te::matmulPrimFunc(16, 16, 16);
   auto c = candidates(f, 2)[1];
   MeasureJob job{f, kTarget, c.trace};
   MeasureJob back = MeasureJob::fromJson(nlohmann::json::parse(job.toJson().dump()));
@@ -91,7 +91,7 @@ TEST(MeasureTest, JobAndResultTravelAsJson) {
 }
 
 TEST(MeasureTest, ScheduleThatDoesNotReplayIsABuildError) {
-  auto f = matmulWorkload(16, 16, 16);
+  auto f = te::matmulPrimFunc(16, 16, 16);
   schedule::Trace bad;
   bad.append({"split", {}, {{"no_such_block", 0}}, {-1, 4}});
   LocalBuilder builder;
@@ -103,7 +103,7 @@ TEST(MeasureTest, ScheduleThatDoesNotReplayIsABuildError) {
 }
 
 TEST(MeasureTest, CrashHangAndWrongResultAreRecordedAndTheBatchGoesOn) {
-  auto f = matmulWorkload(32, 32, 32);
+  auto f = te::matmulPrimFunc(32, 32, 32);
   auto cs = candidates(f, 5);
   auto builder = std::make_shared<FaultyBuilder>();
   builder->faults[cs[1].key] = segfaultKernel;

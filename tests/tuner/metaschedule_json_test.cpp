@@ -19,6 +19,7 @@
 #include "engine/target/target.h"
 #include "engine/te/te.h"
 #include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/printer.h"
 #include "tuner/database.h"
 #include "tuner/metaschedule_json.h"
@@ -31,12 +32,6 @@ using schedule::Schedule;
 using schedule::Trace;
 
 namespace {
-
-ir::PrimFuncRef matmul(int64_t m, int64_t n, int64_t k) {
-  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
-  return te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
-}
 
 ir::PrimFuncRef addRelu() {
   auto A = te::placeholder({ir::intImm(8), ir::intImm(16)}, DataType::Float32(), "A");
@@ -118,7 +113,7 @@ protected:
 
   /// A database with a matmul and an add+relu workload on two targets.
   void fill(Database& db) {
-    mm_ = matmul(16, 32, 8);
+    mm_ = te::matmulPrimFunc(16, 32, 8);
     ar_ = addRelu();
     int64_t wm = db.addWorkload("mm-hash", textOf(mm_), 2.0 * 16 * 32 * 8);
     int64_t wa = db.addWorkload("ar-hash", textOf(ar_), 2.0 * 8 * 16);
@@ -205,9 +200,9 @@ TEST_F(MetaScheduleJsonTest, ExportThenImportGivesEqualRecords) {
 
 TEST_F(MetaScheduleJsonTest, ExportWritesMetaSchedulesLineShapes) {
   Database db(path("src.db"));
-  int64_t w = db.addWorkload("mm-hash", textOf(matmul(16, 32, 8)), 8192);
+  int64_t w = db.addWorkload("mm-hash", textOf(te::matmulPrimFunc(16, 32, 8)), 8192);
   int64_t t = db.addTarget(kTarget2);
-  Schedule s(matmul(16, 32, 8));
+  Schedule s(te::matmulPrimFunc(16, 32, 8));
   auto l = s.getLoops(s.getBlock("C"));
   s.split(l[0], {-1, 4});
   s.parallel(s.getLoops(s.getBlock("C"))[0]);
@@ -238,7 +233,7 @@ TEST_F(MetaScheduleJsonTest, ExportWritesMetaSchedulesLineShapes) {
 
 TEST_F(MetaScheduleJsonTest, ExportRefusesARecordWithAnInstructionTvmLacks) {
   Database db(path("src.db"));
-  auto f = matmul(10, 8, 4);
+  auto f = te::matmulPrimFunc(10, 8, 4);
   int64_t w = db.addWorkload("h", textOf(f), 640);
   int64_t t = db.addTarget("llvm -num-cores=1");
   Schedule s(f);
@@ -257,7 +252,7 @@ TEST_F(MetaScheduleJsonTest, ExportRefusesARecordWithAnInstructionTvmLacks) {
 
 TEST_F(MetaScheduleJsonTest, HandWrittenMetaScheduleRecordImportsAsItsSchedule) {
   // The workload line comes from an export of a database holding only it.
-  auto f = matmul(16, 32, 8);
+  auto f = te::matmulPrimFunc(16, 32, 8);
   {
     Database db(path("w.db"));
     db.addWorkload("mm-hash", textOf(f), 8192);
@@ -314,7 +309,7 @@ TEST_F(MetaScheduleJsonTest, HandWrittenMetaScheduleRecordImportsAsItsSchedule) 
 }
 
 TEST_F(MetaScheduleJsonTest, ImportHandlesEachRecordOnItsOwn) {
-  auto f = matmul(8, 8, 8);
+  auto f = te::matmulPrimFunc(8, 8, 8);
   {
     Database db(path("w.db"));
     db.addWorkload("mm-hash", textOf(f), 1024);
@@ -381,7 +376,7 @@ TEST_F(MetaScheduleJsonTest, MalformedFilesAreErrorsAndWriteNothing) {
   std::string err = errorOf([&] { metaschedule::importDatabase(db, path("missing")); });
   EXPECT_NE(err.find("database_workload.json: cannot open"), std::string::npos) << err;
 
-  auto f = matmul(4, 4, 4);
+  auto f = te::matmulPrimFunc(4, 4, 4);
   {
     Database src(path("w.db"));
     src.addWorkload("h", textOf(f), 128);
@@ -430,7 +425,7 @@ TEST_F(MetaScheduleJsonTest, TargetsConvertBothWays) {
 }
 
 TEST_F(MetaScheduleJsonTest, OddJsonTypesInsideARecordRefuseOnlyThatRecord) {
-  auto f = matmul(8, 8, 8);
+  auto f = te::matmulPrimFunc(8, 8, 8);
   {
     Database db(path("w.db"));
     db.addWorkload("mm-hash", textOf(f), 1024);

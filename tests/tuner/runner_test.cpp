@@ -145,7 +145,7 @@ TEST(RunnerOptionsTest, TheFactoryRefusesUnknownKindsAndASlurmRunnerWithoutSpool
 
 TEST_F(RunnerTest, WorkerWritesOneLinePerCandidateWithItsNodeAndSkipsWhatIsDone) {
   const std::string target = "llvm -num-cores=1";
-  auto w = matmulWorkload(32, 32, 32);
+  auto w = te::matmulPrimFunc(32, 32, 32);
   DesignSpace space(transform::schedulePolicyFor(target::Target::parse(target)));
   auto base = space.apply(w, space.basePoint());
   ASSERT_TRUE(base);
@@ -181,7 +181,7 @@ TEST_F(RunnerTest, WorkerWritesOneLinePerCandidateWithItsNodeAndSkipsWhatIsDone)
 
 TEST_F(RunnerTest, WorkerAfterAKillMidLineMeasuresTheCutCandidateAgain) {
   const std::string target = "llvm -num-cores=1";
-  auto w = matmulWorkload(16, 16, 16);
+  auto w = te::matmulPrimFunc(16, 16, 16);
   DesignSpace space(transform::schedulePolicyFor(target::Target::parse(target)));
   auto base = space.apply(w, space.basePoint());
   ASSERT_TRUE(base);

@@ -26,7 +26,7 @@ target::SchedulePolicy avx512(int cores) {
 }
 
 TEST(SpaceTest, BasePointIsTheDefaultSchedule) {
-  auto f = matmulWorkload(128, 128, 128);
+  auto f = te::matmulPrimFunc(128, 128, 128);
   DesignSpace space(avx512(1));
   auto c = space.apply(f, space.basePoint());
   ASSERT_TRUE(c);
@@ -77,7 +77,7 @@ TEST(SpaceTest, MutateChangesExactlyOneDimension) {
 }
 
 TEST(SpaceTest, TileKnobsChangeTheMatmulSchedule) {
-  auto f = matmulWorkload(128, 128, 128);
+  auto f = te::matmulPrimFunc(128, 128, 128);
   DesignSpace space(avx512(1));
   std::set<std::string> keys;
   std::mt19937_64 rng(5);

@@ -21,23 +21,23 @@ TEST(TaskTest, WorkloadHashIsAGoldenValue) {
   // processes, machines or builds. If a deliberate change of the IR or the
   // hash alters it, every existing tuning database loses its records; bump
   // the database's schema version with a migration note then.
-  EXPECT_EQ(workloadHash(matmulWorkload(64, 64, 64)), "0fb395d593951a52");
+  EXPECT_EQ(workloadHash(te::matmulPrimFunc(64, 64, 64)), "0fb395d593951a52");
 }
 
 TEST(TaskTest, WorkloadHashIgnoresNamesAndAttributesButNotShapes) {
-  auto a = matmulWorkload(64, 64, 64, "A", "B");
-  auto b = matmulWorkload(64, 64, 64, "lhs", "rhs");
+  auto a = te::matmulPrimFunc(64, 64, 64, "A", "B");
+  auto b = te::matmulPrimFunc(64, 64, 64, "lhs", "rhs");
   ir::Attrs attrs = b->attrs;
   attrs.set("op_pattern", int64_t(4));
   attrs.set("target", std::string("fast"));
   auto c = ir::make<ir::PrimFunc>(b->params, b->body, attrs);
   EXPECT_EQ(workloadHash(a), workloadHash(b));
   EXPECT_EQ(workloadHash(a), workloadHash(c));
-  EXPECT_NE(workloadHash(a), workloadHash(matmulWorkload(64, 64, 32)));
+  EXPECT_NE(workloadHash(a), workloadHash(te::matmulPrimFunc(64, 64, 32)));
 }
 
 TEST(TaskTest, WorkloadTextRoundTrips) {
-  auto w = workloadOf(matmulWorkload(16, 32, 8));
+  auto w = workloadOf(te::matmulPrimFunc(16, 32, 8));
   auto back = parseWorkload(workloadText(w));
   EXPECT_TRUE(ir::structuralEqual(w, back));
   EXPECT_THROW(parseWorkload("not IR at all"), Error);

@@ -1,6 +1,6 @@
 #pragma once
 // Fixtures shared by the tuner tests: a scratch directory per test, small
-// static-shape workloads and models built from text IR.
+// static-shape workloads (te::matmulPrimFunc) and models built from text IR.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -12,8 +12,7 @@
 
 #include "engine/ir/module.h"
 #include "engine/runtime/module.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/parser.h"
 
 namespace unity::tuner::testing {
@@ -32,15 +31,6 @@ protected:
 
   std::filesystem::path dir_;
 };
-
-/// C[i, j] = sum_k A[i, k] * B[k, j] as a te PrimFunc.
-inline ir::PrimFuncRef matmulWorkload(int64_t m, int64_t n, int64_t k, const std::string& a = "A",
-                                      const std::string& b = "B") {
-  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), a);
-  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), b);
-  auto C = te::topi::matmul(A, B, "C");
-  return te::createPrimFunc({A, B, C});
-}
 
 /// A graph with two matmuls of the same shape (one workload called twice),
 /// a bias add + relu fused into the first, and a different-shaped third.

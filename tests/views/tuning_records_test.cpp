@@ -7,8 +7,7 @@
 
 #include "app/gui/main_window.h"
 #include "engine/schedule/schedule.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/text/parser.h"
 #include "engine/text/printer.h"
 #include "engine/transform/default_schedule.h"
@@ -42,12 +41,6 @@ using namespace unity;
 using namespace unity::tuner;
 
 namespace {
-
-ir::PrimFuncRef matmul(int64_t m, int64_t n, int64_t k) {
-  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
-  return te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
-}
 
 schedule::Trace tiled(const ir::PrimFuncRef& f, int64_t factor) {
   schedule::Schedule s(f);
@@ -90,7 +83,7 @@ struct Fixture {
   Fixture() {
     path = dir.filePath("t.db");
     Database db(path.toStdString());
-    auto fb = matmul(16, 32, 8), fs = matmul(8, 8, 8);
+    auto fb = te::matmulPrimFunc(16, 32, 8), fs = te::matmulPrimFunc(8, 8, 8);
     big = db.addWorkload(workloadHash(fb), workloadText(fb), 8192);
     small = db.addWorkload(workloadHash(fs), workloadText(fs), 1024);
     t1 = db.addTarget("llvm -num-cores=1");
@@ -261,7 +254,7 @@ TEST(TuningRecords, ABigSnapshotGoesInBatchesAndAReloadKeepsTheRowsShown) {
   // are appended and sorted in.
   {
     Database db(f.path.toStdString());
-    auto fb = matmul(16, 32, 8);
+    auto fb = te::matmulPrimFunc(16, 32, 8);
     db.addRecord(record(f.big, f.t1, f.run, 5, tiled(fb, 4), 4e-6, 4e-6));
     db.addRecord(record(f.big, f.t1, f.run, 6, tiled(fb, 2), 1e-6, 1e-6));
   }

@@ -100,7 +100,7 @@ TEST(MachineCodegen, PreferredWidthFollowsTheModel) {
   // A kernel scheduled for 16 lanes, emitted for an AVX-512 CPU: zmm,
   // although LLVM's own tuning of that CPU prefers 256-bit vectors;
   // +prefer-256-bit restores LLVM's choice.
-  auto f = transform::defaultSchedule(schedule::testing::matmulFunc(64, 96, 48),
+  auto f = transform::defaultSchedule(te::matmulPrimFunc(64, 96, 48),
                                       schedule::testing::avx512Policy(1));
   codegen::CodegenOptions co;
   co.triple = "x86_64-unknown-linux-gnu";

@@ -244,7 +244,7 @@ TEST(ComputePrimitives, ComputeAtComputesTheRowsATileReads) {
 }
 
 TEST(ComputePrimitives, CacheReadThenComputeAtMakesATileCopy) {
-  auto f = matmulFunc(8, 6, 5);
+  auto f = te::matmulPrimFunc(8, 6, 5);
   auto a = randomTensor({8, 5}, 8), b = randomTensor({5, 6}, 9);
   auto want = matmulRef(a, b);
   Schedule s(f);
@@ -272,7 +272,7 @@ TEST(ComputePrimitives, CacheReadThenComputeAtMakesATileCopy) {
 }
 
 TEST(ComputePrimitives, CacheWriteThenReverseComputeAtWritesBackPerTile) {
-  auto f = matmulFunc(8, 16, 5);
+  auto f = te::matmulPrimFunc(8, 16, 5);
   auto a = randomTensor({8, 5}, 10), b = randomTensor({5, 16}, 11);
   auto want = matmulRef(a, b);
   Schedule s(f);
@@ -292,7 +292,7 @@ TEST(ComputePrimitives, CacheWriteThenReverseComputeAtWritesBackPerTile) {
 }
 
 TEST(ComputePrimitives, CacheWriteRefusesASplitReduction) {
-  auto f = matmulFunc(4, 4, 4);
+  auto f = te::matmulPrimFunc(4, 4, 4);
   Schedule s(f);
   auto c = s.getBlock("C");
   s.decomposeReduction(c, s.getLoops(c)[2]);

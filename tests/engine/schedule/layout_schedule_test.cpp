@@ -45,7 +45,7 @@ struct Case {
   PrimFuncRef f;
   unity::Tensor a, b, want;
   Case(int64_t m, int64_t n, int64_t k)
-      : m(m), n(n), k(k), f(matmulFunc(m, n, k)), a(randomTensor({m, k}, 5)),
+      : m(m), n(n), k(k), f(te::matmulPrimFunc(m, n, k)), a(randomTensor({m, k}, 5)),
         b(randomTensor({k, n}, 6)), want(matmulRef(a, b)) {}
   ::testing::AssertionResult check(const PrimFuncRef& g) const {
     return close(run(g, {a, b}, {m, n}), want);
@@ -199,9 +199,7 @@ TEST(PackLayout, RefusalsNameTheCauseAndChangeNothing) {
 
   // A symbolic extent.
   auto n = primVar("n");
-  auto A2 = te::placeholder({intImm(4), intImm(6)}, DataType::Float32(), "A");
-  auto B2 = te::placeholder({intImm(6), n}, DataType::Float32(), "B");
-  Schedule u(te::createPrimFunc({A2, B2, te::topi::matmul(A2, B2, "C")}));
+  Schedule u(te::matmulPrimFunc(intImm(4), n, intImm(6)));
   EXPECT_NE(errorOf([&] { u.packLayout(u.getBlock("C"), "B", 4); }).find("symbolic shape"),
             std::string::npos);
 }

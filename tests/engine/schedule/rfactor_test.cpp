@@ -51,7 +51,7 @@ PrimFuncRef rowReduceFunc(int64_t m, int64_t n, bool isMax) {
 } // namespace
 
 TEST(Rfactor, MatmulPartialSumsOverTheInnerReductionLoop) {
-  auto f = matmulFunc(5, 6, 32);
+  auto f = te::matmulPrimFunc(5, 6, 32);
   auto a = randomTensor({5, 32}, 1), b = randomTensor({32, 6}, 2);
   Schedule s(f);
   auto c = s.getBlock("C");
@@ -85,7 +85,7 @@ TEST(Rfactor, MatmulPartialSumsOverTheInnerReductionLoop) {
 }
 
 TEST(Rfactor, FactorAxisLastAndTheRfLoopVectorizedBuildsAndRuns) {
-  auto f = matmulFunc(4, 16, 64);
+  auto f = te::matmulPrimFunc(4, 16, 64);
   auto a = randomTensor({4, 64}, 3), b = randomTensor({64, 16}, 4);
   Schedule s(f);
   auto l = s.getLoops(s.getBlock("C"));
@@ -129,7 +129,7 @@ TEST(Rfactor, UnsplitReductionLoop) {
 }
 
 TEST(Rfactor, RefusalsNameTheCauseAndChangeNothing) {
-  auto f = matmulFunc(4, 4, 12);
+  auto f = te::matmulPrimFunc(4, 4, 12);
   Schedule s(f);
   auto c = s.getBlock("C");
   auto l = s.getLoops(c);

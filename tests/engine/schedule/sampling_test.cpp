@@ -64,7 +64,7 @@ int64_t product(const std::vector<int64_t>& v) {
 } // namespace
 
 TEST(ScheduleSampling, PerfectTileFactorsMultiplyToTheExtent) {
-  auto f = matmulFunc(96, 40, 7);
+  auto f = te::matmulPrimFunc(96, 40, 7);
   for (uint64_t seed = 0; seed < 20; ++seed) {
     Schedule s(f, seed);
     auto l = s.getLoops(s.getBlock("C"));
@@ -86,7 +86,7 @@ TEST(ScheduleSampling, PerfectTileFactorsMultiplyToTheExtent) {
 }
 
 TEST(ScheduleSampling, SameSeedSameDecisionsOtherSeedsDiffer) {
-  auto f = matmulFunc(64, 64, 64);
+  auto f = te::matmulPrimFunc(64, 64, 64);
   auto a = tiledMatmul(f, 7), b = tiledMatmul(f, 7);
   EXPECT_EQ(a.trace(), b.trace());
   EXPECT_TRUE(structuralEqual(a.func(), b.func()));
@@ -102,7 +102,7 @@ TEST(ScheduleSampling, SameSeedSameDecisionsOtherSeedsDiffer) {
 }
 
 TEST(ScheduleSampling, CategoricalFollowsTheProbabilities) {
-  auto f = matmulFunc(4, 4, 4);
+  auto f = te::matmulPrimFunc(4, 4, 4);
   Schedule s(f, 3);
   int counts[3] = {0, 0, 0};
   for (int n = 0; n < 300; ++n) {
@@ -122,7 +122,7 @@ TEST(ScheduleSampling, CategoricalFollowsTheProbabilities) {
 }
 
 TEST(ScheduleSampling, ReplayOnAFreshCopyAndJsonRoundTrip) {
-  auto f = matmulFunc(32, 48, 16);
+  auto f = te::matmulPrimFunc(32, 48, 16);
   auto s = tiledMatmul(f, 11);
   auto a = randomTensor({32, 16}, 1), b = randomTensor({16, 48}, 2);
   EXPECT_TRUE(close(run(s.func(), {a, b}, {32, 48}), matmulRef(a, b)));
@@ -147,7 +147,7 @@ TEST(ScheduleSampling, ReplayOnAFreshCopyAndJsonRoundTrip) {
 }
 
 TEST(ScheduleSampling, TraceTextNamesSampledValues) {
-  auto f = matmulFunc(1024, 8, 8);
+  auto f = te::matmulPrimFunc(1024, 8, 8);
   Schedule s(f);
   auto l = s.getLoops(s.getBlock("C"));
   auto t = s.samplePerfectTile(l[0], 2, 16);
@@ -168,7 +168,7 @@ TEST(ScheduleSampling, TraceTextNamesSampledValues) {
 }
 
 TEST(ScheduleSampling, SamplingSitesListDecisionsAndDomains) {
-  auto f = matmulFunc(64, 32, 16);
+  auto f = te::matmulPrimFunc(64, 32, 16);
   auto s = tiledMatmul(f, 5);
   auto sites = s.trace().samplingSites();
   ASSERT_EQ(sites.size(), 4u);
@@ -188,7 +188,7 @@ TEST(ScheduleSampling, SamplingSitesListDecisionsAndDomains) {
 }
 
 TEST(ScheduleSampling, ChangedDecisionsChangeTheSchedule) {
-  auto f = matmulFunc(64, 32, 16);
+  auto f = te::matmulPrimFunc(64, 32, 16);
   auto s = tiledMatmul(f, 5);
   auto a = randomTensor({64, 16}, 1), b = randomTensor({16, 32}, 2);
   // Tile i as 4 x 16, k as 2 x 8, unroll step 512 (candidate 3).
@@ -210,7 +210,7 @@ TEST(ScheduleSampling, ChangedDecisionsChangeTheSchedule) {
 }
 
 TEST(ScheduleSampling, IllegalDecisionsAreRefusedOnReplay) {
-  auto f = matmulFunc(64, 32, 16);
+  auto f = te::matmulPrimFunc(64, 32, 16);
   auto s = tiledMatmul(f, 5);
   auto err = [&](const Trace& t) { return errorOf([&] { Schedule::replay(f, t); }); };
   std::string e = err(s.trace().withDecision(0, {4, 8}));
@@ -276,7 +276,7 @@ TEST(ScheduleSampling, ComputeLocationReferencesFollowTheDecision) {
 }
 
 TEST(ScheduleAnnotations, RecordedReplayedPrintedAndParsed) {
-  auto f = matmulFunc(8, 8, 8);
+  auto f = te::matmulPrimFunc(8, 8, 8);
   Schedule s(f);
   auto c = s.getBlock("C");
   auto l = s.getLoops(c);
@@ -320,7 +320,7 @@ TEST(ScheduleAnnotations, RecordedReplayedPrintedAndParsed) {
 }
 
 TEST(ScheduleTraceJson, VersionOneStillReads) {
-  auto f = matmulFunc(8, 6, 4);
+  auto f = te::matmulPrimFunc(8, 6, 4);
   Trace t = Trace::fromJsonString(
       R"({"version": 1, "instructions": [{"kind": "split", "loops": [["C", 0]],
           "decision": [-1, 4]}, {"kind": "parallel", "loops": [["C", 0]]}]})");
@@ -368,7 +368,7 @@ TEST(ScheduleTraceJson, MalformedReferencesNameTheInstruction) {
 }
 
 TEST(ScheduleSampling, ResampleDrawsNewPointsOfTheSameDesignSpace) {
-  auto f = matmulFunc(64, 32, 16);
+  auto f = te::matmulPrimFunc(64, 32, 16);
   auto s = tiledMatmul(f, 5);
   auto a = randomTensor({64, 16}, 1), b = randomTensor({16, 32}, 2);
   bool differs = false;

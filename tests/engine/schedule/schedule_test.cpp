@@ -22,7 +22,7 @@ struct MatmulCase {
   PrimFuncRef f;
   unity::Tensor a, b, want;
   MatmulCase(int64_t m, int64_t n, int64_t k)
-      : m(m), n(n), k(k), f(matmulFunc(m, n, k)), a(randomTensor({m, k}, 1)),
+      : m(m), n(n), k(k), f(te::matmulPrimFunc(m, n, k)), a(randomTensor({m, k}, 1)),
         b(randomTensor({k, n}, 2)), want(matmulRef(a, b)) {}
   ::testing::AssertionResult check(const PrimFuncRef& g) const {
     return close(run(g, {a, b}, {m, n}), want);

@@ -10,8 +10,7 @@
 #include "engine/support/error.h"
 #include "engine/support/tensor.h"
 #include "engine/te/interpreter.h"
-#include "engine/te/te.h"
-#include "engine/te/topi.h"
+#include "engine/te/workloads.h"
 #include "engine/transform/default_schedule.h"
 
 namespace unity::schedule::testing {
@@ -53,14 +52,6 @@ inline ::testing::AssertionResult close(const unity::Tensor& got, const unity::T
       return ::testing::AssertionFailure() << "element " << i << ": got " << a << ", want " << b;
   }
   return ::testing::AssertionSuccess();
-}
-
-/// C[i, j] = sum_k A[i, k] * B[k, j].
-inline ir::PrimFuncRef matmulFunc(int64_t m, int64_t n, int64_t k) {
-  auto A = te::placeholder({ir::intImm(m), ir::intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({ir::intImm(k), ir::intImm(n)}, DataType::Float32(), "B");
-  auto C = te::topi::matmul(A, B, "C");
-  return te::createPrimFunc({A, B, C});
 }
 
 inline unity::Tensor matmulRef(const unity::Tensor& a, const unity::Tensor& b) {

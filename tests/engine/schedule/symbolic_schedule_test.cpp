@@ -24,10 +24,7 @@ namespace {
 
 /// C[i, j] = sum_k A[i, k] * B[k, j] with M = the shape variable n.
 PrimFuncRef symbolicMatmul(int64_t n, int64_t k) {
-  auto m = primVar("n");
-  auto A = te::placeholder({m, intImm(k)}, DataType::Float32(), "A");
-  auto B = te::placeholder({intImm(k), intImm(n)}, DataType::Float32(), "B");
-  return te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")});
+  return te::matmulPrimFunc(primVar("n"), intImm(n), intImm(k));
 }
 
 /// S[h, i, j] = sum_d Q[h, i, d] * K[h, d, j] with i, j < n (attention scores).
@@ -106,13 +103,13 @@ TEST(SplitWithTail, SymbolicExtentGivesAMainNestAndATail) {
 }
 
 TEST(SplitWithTail, ConstantExtents) {
-  auto f = matmulFunc(8, 3, 2);
+  auto f = te::matmulPrimFunc(8, 3, 2);
   Schedule exact(f);
   auto parts = exact.splitWithTail(exact.getLoops(exact.getBlock("C"))[0], 4);
   EXPECT_EQ(parts.size(), 2u); // 8 = 2 * 4: no tail
   EXPECT_EQ(allBlocks(exact.func()).size(), 1u);
 
-  auto g = matmulFunc(10, 3, 2);
+  auto g = te::matmulPrimFunc(10, 3, 2);
   Schedule s(g);
   parts = s.splitWithTail(s.getLoops(s.getBlock("C"))[0], 4);
   ASSERT_EQ(parts.size(), 3u);

@@ -52,7 +52,7 @@ unity::Tensor buildAndRun(const PrimFuncRef& f, const std::vector<unity::Tensor>
 } // namespace
 
 TEST(DefaultSchedulePack, LargeMatmulReadsBFromTileWidePanels) {
-  auto g = transform::defaultSchedule(matmulFunc(1024, 1024, 1024), avx512Policy(1));
+  auto g = transform::defaultSchedule(te::matmulPrimFunc(1024, 1024, 1024), avx512Policy(1));
   auto* pack = findBlock(g, "B_pack");
   ASSERT_NE(pack, nullptr);
   auto* c = findBlock(g, "C");
@@ -87,7 +87,7 @@ TEST(DefaultSchedulePack, LargeMatmulReadsBFromTileWidePanels) {
   // With pack_in_tile_loop off, all panels are copied first, in parallel.
   auto before = avx512Policy(1);
   before.packInTileLoop = false;
-  auto h = transform::defaultSchedule(matmulFunc(1024, 1024, 1024), before);
+  auto h = transform::defaultSchedule(te::matmulPrimFunc(1024, 1024, 1024), before);
   auto first = loopsAround(h, "B_pack");
   ASSERT_EQ(first.size(), 3u);
   EXPECT_EQ(first.front()->forKind, ForKind::Parallel);
@@ -97,19 +97,21 @@ TEST(DefaultSchedulePack, LargeMatmulReadsBFromTileWidePanels) {
 TEST(DefaultSchedulePack, OnlyWhereThePolicyAndTheReuseSayPack) {
   auto off = avx512Policy(1);
   off.packReusedInput = false;
-  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(1024, 1024, 1024), off), "B_pack"),
-            nullptr);
+  EXPECT_EQ(
+      findBlock(transform::defaultSchedule(te::matmulPrimFunc(1024, 1024, 1024), off), "B_pack"),
+      nullptr);
   // 64 output rows reuse each element of B 64 times: below packMinReuse.
   auto p = avx512Policy(1);
   ASSERT_GT(p.packMinReuse, 64);
-  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(64, 1024, 1024), p), "B_pack"),
+  EXPECT_EQ(findBlock(transform::defaultSchedule(te::matmulPrimFunc(64, 1024, 1024), p), "B_pack"),
             nullptr);
   p.packMinReuse = 64;
-  EXPECT_NE(findBlock(transform::defaultSchedule(matmulFunc(64, 1024, 1024), p), "B_pack"),
+  EXPECT_NE(findBlock(transform::defaultSchedule(te::matmulPrimFunc(64, 1024, 1024), p), "B_pack"),
             nullptr);
   // A tile as wide as the row: B's rows are already the panels.
   p.packMinReuse = 1;
-  EXPECT_EQ(findBlock(transform::defaultSchedule(matmulFunc(256, 48, 64), p), "B_pack"), nullptr);
+  EXPECT_EQ(findBlock(transform::defaultSchedule(te::matmulPrimFunc(256, 48, 64), p), "B_pack"),
+            nullptr);
 }
 
 TEST(DefaultSchedulePack, PolicyKnobsRoundTripThroughJson) {
@@ -130,7 +132,7 @@ TEST(DefaultSchedulePack, PackedMatmulsComputeTheProduct) {
   for (auto [m, n, k] :
        {std::tuple{256, 256, 256}, std::tuple{260, 96, 33}, std::tuple{257, 80, 129},
         std::tuple{12, 128, 10}, std::tuple{9, 1000, 3}}) {
-    auto f = matmulFunc(m, n, k);
+    auto f = te::matmulPrimFunc(m, n, k);
     auto a = randomTensor({m, k}, 21), b = randomTensor({k, n}, 22);
     auto want = matmulRef(a, b);
     for (int cores : {1, 2})
@@ -142,7 +144,7 @@ TEST(DefaultSchedulePack, PackedMatmulsComputeTheProduct) {
 }
 
 TEST(DefaultSchedulePack, PackingDoesNotChangeTheResult) {
-  auto f = matmulFunc(256, 192, 160);
+  auto f = te::matmulPrimFunc(256, 192, 160);
   auto a = randomTensor({256, 160}, 31), b = randomTensor({160, 192}, 32);
   auto packed = buildAndRun(f, {a, b}, 1, R"({"pack_min_reuse": 1})");
   auto plain = buildAndRun(f, {a, b}, 1, R"({"pack_reused_input": false})");
@@ -178,10 +180,7 @@ TEST(DefaultSchedulePack, ConvolutionsAndSymbolicRowCountsAreNotPacked) {
     for (auto* b : allBlocks(g))
       EXPECT_EQ(b->name.find("_pack"), std::string::npos) << b->name << " in conv " << cv.c;
   }
-  auto n = primVar("n");
-  auto A = te::placeholder({n, intImm(1024)}, DataType::Float32(), "A");
-  auto B = te::placeholder({intImm(1024), intImm(1024)}, DataType::Float32(), "B");
-  auto g = transform::defaultSchedule(te::createPrimFunc({A, B, te::topi::matmul(A, B, "C")}),
+  auto g = transform::defaultSchedule(te::matmulPrimFunc(primVar("n"), intImm(1024), intImm(1024)),
                                       avx512Policy(1));
   EXPECT_EQ(findBlock(g, "B_pack"), nullptr);
 }
@@ -192,7 +191,7 @@ TEST(DefaultSchedulePack, EachPanelIsCopiedOnce) {
   // the packed buffer, never once per row tile.
   for (auto [m, n, k, cores] : {std::tuple{256, 128, 64, 2}, std::tuple{256, 128, 64, 1},
                                 std::tuple{512, 256, 32, 2}, std::tuple{1024, 1024, 64, 2}}) {
-    auto g = transform::defaultSchedule(matmulFunc(m, n, k), avx512Policy(cores));
+    auto g = transform::defaultSchedule(te::matmulPrimFunc(m, n, k), avx512Policy(cores));
     auto* pack = findBlock(g, "B_pack");
     ASSERT_NE(pack, nullptr) << m << "x" << n << "x" << k;
     int64_t runs = 1;

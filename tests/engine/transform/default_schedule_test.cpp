@@ -43,7 +43,7 @@ bool hasInit(const PrimFuncRef& f) {
 } // namespace
 
 TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
-  auto f = matmulFunc(64, 96, 48);
+  auto f = te::matmulPrimFunc(64, 96, 48);
   auto g = transform::defaultSchedule(f, avx512Policy(2));
   ASSERT_FALSE(sameNode(f, g));
   EXPECT_GE(countLoops(g, ForKind::Parallel), 1);
@@ -66,7 +66,7 @@ TEST(DefaultSchedule, MatmulIsTiledParallelVectorizedAndCorrect) {
 
 TEST(DefaultSchedule, OddSizesStayCorrect) {
   for (auto [m, n, k] : {std::tuple{7, 13, 5}, std::tuple{1, 100, 3}, std::tuple{30, 1, 9}}) {
-    auto f = matmulFunc(m, n, k);
+    auto f = te::matmulPrimFunc(m, n, k);
     auto g = transform::defaultSchedule(f, hostPolicy(2));
     auto a = randomTensor({m, k}, 3), b = randomTensor({k, n}, 4);
     EXPECT_TRUE(close(run(g, {a, b}, {m, n}), matmulRef(a, b))) << m << "x" << n << "x" << k;
@@ -141,7 +141,7 @@ TEST(DefaultSchedule, RowSumIsCorrect) {
 }
 
 TEST(DefaultSchedule, TunedFunctionsAreLeftAlone) {
-  auto f = matmulFunc(16, 16, 16);
+  auto f = te::matmulPrimFunc(16, 16, 16);
   auto tuned = make<PrimFunc>(f->params, f->body, f->attrs.with("tuned", true));
   EXPECT_TRUE(sameNode(transform::defaultSchedule(tuned, hostPolicy(2)), tuned));
   auto m = makeModule({{"k", tuned}});
@@ -149,7 +149,7 @@ TEST(DefaultSchedule, TunedFunctionsAreLeftAlone) {
 }
 
 TEST(DefaultSchedule, BuildAndRunMatchesUnscheduledBuild) {
-  auto f = matmulFunc(48, 80, 40);
+  auto f = te::matmulPrimFunc(48, 80, 40);
   auto a = randomTensor({48, 40}, 10), b = randomTensor({40, 80}, 11);
   auto want = matmulRef(a, b);
   EXPECT_TRUE(close(buildAndRun(f, {a, b}, false), want));

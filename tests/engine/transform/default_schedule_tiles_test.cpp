@@ -323,7 +323,7 @@ TEST(DefaultScheduleTiles, MatmulTileFillsTheAccumulatorBudget) {
   // 128x768 * 768x768 (a transformer projection). 16 lanes, 24 registers:
   // V = 48 (3 vectors) x U = 8 rows = 24 accumulators beats 64 x 4 = 16
   // (6 rows of 64 do not divide 128).
-  auto f = matmulFunc(128, 768, 768);
+  auto f = te::matmulPrimFunc(128, 768, 768);
   auto inner = loopsOf(transform::defaultSchedule(f, avx512Policy(1)), "C");
   ASSERT_GE(inner.size(), 3u);
   EXPECT_EQ(inner.back()->forKind, ForKind::Vectorized);
@@ -336,7 +336,7 @@ TEST(DefaultScheduleTiles, MatmulTileFillsTheAccumulatorBudget) {
   EXPECT_EQ(asConstInt(inner[inner.size() - 2]->extent), 4);
 
   // The same tiles on a small matmul, checked against the reference.
-  auto small = matmulFunc(16, 96, 20);
+  auto small = te::matmulPrimFunc(16, 96, 20);
   auto a = randomTensor({16, 20}, 52), b = randomTensor({20, 96}, 53);
   for (int lanes : {16, 8}) {
     auto g = transform::defaultSchedule(small, lanes == 16 ? avx512Policy(1) : avx2Policy(1));

@@ -71,7 +71,7 @@ int64_t parallelExtent(const PrimFuncRef& f) {
 } // namespace
 
 TEST(FunctionTarget, ModuleAttributeFunctionAttributeAndCallersDecide) {
-  IRModule m = transform::moduleCallingPrimFunc(matmulFunc(8, 16, 4));
+  IRModule m = transform::moduleCallingPrimFunc(te::matmulPrimFunc(8, 16, 4));
   // No "target" in the module: the host.
   EXPECT_EQ(transform::targetOf(m, "kernel").str(), "llvm");
   EXPECT_EQ(transform::targetOf(withTarget(m, "llvm -mcpu=haswell"), "kernel").get("mcpu"),
@@ -97,7 +97,7 @@ TEST(MachineSchedule, TileFollowsTheTargetCpu) {
   // 128x768 * 768x768: 16 lanes, 24 accumulators -> 48 x 8; 8 lanes, 12
   // accumulators -> 24 x 4 (the same numbers as DefaultScheduleTiles, here
   // reached through the module's target).
-  IRModule m = transform::moduleCallingPrimFunc(matmulFunc(128, 768, 768));
+  IRModule m = transform::moduleCallingPrimFunc(te::matmulPrimFunc(128, 768, 768));
   EXPECT_EQ(tileOf(scheduledKernel(withTarget(m, "llvm -mcpu=znver4"))),
             (std::pair<int64_t, int64_t>{48, 8}));
   EXPECT_EQ(tileOf(scheduledKernel(withTarget(m, "llvm -mcpu=skylake-avx512"))),
@@ -129,7 +129,7 @@ TEST(MachineSchedule, ParallelLoopsFollowNumCores) {
 }
 
 TEST(MachineSchedule, CortexM7GetsASmallScalarTileAndNoThreads) {
-  auto f = matmulFunc(16, 96, 20);
+  auto f = te::matmulPrimFunc(16, 96, 20);
   IRModule m = withTarget(transform::moduleCallingPrimFunc(f), "cortex-m7");
   PrimFuncRef g = scheduledKernel(m);
   ASSERT_FALSE(sameNode(f, g));
@@ -152,8 +152,8 @@ TEST(MachineSchedule, CortexM7GetsASmallScalarTileAndNoThreads) {
 }
 
 TEST(MachineSchedule, SchedulePolicyConfigOverridesKnobsByName) {
-  IRModule m =
-      withTarget(transform::moduleCallingPrimFunc(matmulFunc(128, 768, 768)), "llvm -mcpu=haswell");
+  IRModule m = withTarget(transform::moduleCallingPrimFunc(te::matmulPrimFunc(128, 768, 768)),
+                          "llvm -mcpu=haswell");
   Attrs config{{"tir.schedule_policy", std::string(R"({"tile_rows": [2, 1]})")}};
   // At most 2 rows: the widest tile of 12 accumulators is 4 vectors x 2.
   EXPECT_EQ(tileOf(scheduledKernel(m, config)), (std::pair<int64_t, int64_t>{32, 2}));
@@ -165,7 +165,7 @@ TEST(MachineSchedule, SchedulePolicyConfigOverridesKnobsByName) {
 }
 
 TEST(MachineSchedule, EachSubTargetGetsItsOwnMachine) {
-  auto f = matmulFunc(128, 768, 768);
+  auto f = te::matmulPrimFunc(128, 768, 768);
   IRModule m = makeModule({{"a", withFuncTarget(f, "fast")}, {"b", withFuncTarget(f, "slow")}},
                           Attrs{{"target", std::string("fast: llvm -mcpu=znver4; "
                                                        "slow: llvm -mcpu=haswell")}});
