@@ -6,6 +6,10 @@
 # PaddleOCR's, Apache-2.0). Each model runs at 2-3 input sizes through
 # ONNX Runtime (onnxruntime-node) and through unity (bench_onnx: import,
 # build, run, compare with ORT's outputs), one line per model and size.
+# "static" is the same model imported with its dims fixed to the input's
+# (bench_onnx --dim), timed right after the dynamic build: the dynamic
+# build runs every size with one build, the static one is rebuilt per
+# size, and "dyn/static" is what the symbolic shapes cost.
 #
 #   bench/ort/ppocr.sh BENCH_ONNX [THREADS] [REPEAT]
 #   e.g. bench/ort/ppocr.sh build/release/bench/ort/bench_onnx 1 20
@@ -39,7 +43,8 @@ cases=(
   "ch_PP-OCRv4_rec_infer 1,3,48,96 1,3,48,160 2,3,48,320"
   "ch_ppocr_mobile_v2.0_cls_infer 1,3,48,192 3,3,48,192"
 )
-printf '%-32s %-14s %12s %12s %10s %12s\n' model input "ours min ms" "ORT min ms" "ours/ORT" "max abs err"
+printf '%-32s %-14s %12s %12s %10s %12s %12s %10s\n' model input "ours min ms" "ORT min ms" \
+  "ours/ORT" "max abs err" "static ms" "dyn/static"
 for c in "${cases[@]}"; do
   set -- $c
   model=$1; shift
@@ -50,12 +55,24 @@ for c in "${cases[@]}"; do
             --repeat "$repeat" --output-dir "$d/ort")
     ours=$("$bench" "$assets/$model.onnx" --input "$d/x.npy" --threads "$threads" \
              --repeat "$repeat" --reference "$d/ort/output_0.npy")
-    $py - "$model" "$size" "$ours" "$ort" <<'PY'
+    # Every model's input is (N, 3, H, W) with dim_params
+    # p2o.DynamicDimension.0, .1, .2 for its symbolic axes in order.
+    IFS=, read -r n _ h w <<<"$size"
+    case $model in
+      *rec*) fixed="--dim p2o.DynamicDimension.0=$n --dim p2o.DynamicDimension.1=$w" ;;
+      *) fixed="--dim p2o.DynamicDimension.0=$n --dim p2o.DynamicDimension.1=$h --dim p2o.DynamicDimension.2=$w" ;;
+    esac
+    # shellcheck disable=SC2086 # $fixed is a list of words
+    static=$("$bench" "$assets/$model.onnx" --input "$d/x.npy" --threads "$threads" \
+               --repeat "$repeat" $fixed)
+    $py - "$model" "$size" "$ours" "$ort" "$static" <<'PY'
 import json, sys
-model, size, ours, ort = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+model, size = sys.argv[1], sys.argv[2]
+ours, ort, static = (json.loads(a) for a in sys.argv[3:6])
 err = ours["max_abs_err"]
 print(f"{model:<32} {size:<14} {ours['min_ms']:12.2f} {ort['min_ms']:12.2f} "
-      f"{ours['min_ms'] / ort['min_ms']:10.2f} {err:12.2e}")
+      f"{ours['min_ms'] / ort['min_ms']:10.2f} {err:12.2e} {static['min_ms']:12.2f} "
+      f"{ours['min_ms'] / static['min_ms']:10.2f}")
 PY
   done
 done

@@ -29,7 +29,10 @@
 //
 // The transposed convolution is written directly as a gather: output y
 // receives input iy when y + pad_begin - ky * dilation == iy * stride, a
-// Select with a clamped index.
+// Select with a clamped index. With the stride equal to the kernel and no
+// padding, dilation or output padding each output receives one tap, and it
+// is a 1x1 convolution over KH * KW * O channels followed by a
+// depth-to-space shuffle (conv2dTranspose).
 #include "engine/te/topi_util.h"
 
 namespace unity::te::topi {
@@ -583,6 +586,39 @@ Tensor conv2dTranspose(const Tensor& data, const Tensor& weight, const Conv2dPar
     if (auto c = asConstInt(e); c && *c < 1)
       fail(name, "the output would be empty");
     shape.push_back(e);
+  }
+  // Stride equal to the kernel, no padding, dilation or output padding (the
+  // 2x2 stride-2 upsampling of FPN and U-Net decoders): every output pixel
+  // receives exactly one tap, (y % sh, x % sw), of input pixel (y / sh,
+  // x / sw). That is a 1x1 convolution producing KH * KW * O channels,
+  // m = (ky * KW + kx) * O + o, followed by a depth-to-space shuffle, and
+  // the convolution gets conv2d's register-tiled schedule instead of a
+  // reduction over all taps of which all but one are masked off.
+  auto kh = asConstInt(weight.shape()[2]), kw = asConstInt(weight.shape()[3]);
+  auto og = asConstInt(Og);
+  bool disjoint = g == 1 && kh && kw && og && asConstInt(C) && *kh == p.strides[0] &&
+                  *kw == p.strides[1] && p.dilation[0] == 1 && p.dilation[1] == 1 &&
+                  outputPadding[0] == 0 && outputPadding[1] == 0;
+  for (int64_t v : pad)
+    disjoint = disjoint && v == 0;
+  if (disjoint) {
+    int64_t KH = *kh, KW = *kw, O = *og;
+    Tensor taps = compute(
+        {i64(KH * KW * O), C, i64(1), i64(1)},
+        [&](const std::vector<PrimExpr>& i) {
+          PrimExpr tap = floordiv(i[0], i64(O));
+          return weight(
+              {i[1], floormod(i[0], i64(O)), floordiv(tap, i64(KW)), floormod(tap, i64(KW))});
+        },
+        name + "_taps");
+    Tensor phases = convNd(data, taps, 2, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, name + "_phases");
+    return compute(
+        shape,
+        [&](const std::vector<PrimExpr>& i) {
+          PrimExpr m = (floormod(i[2], i64(KH)) * KW + floormod(i[3], i64(KW))) * O + i[1];
+          return phases({i[0], m, floordiv(i[2], i64(KH)), floordiv(i[3], i64(KW))});
+        },
+        name);
   }
   ReduceAxis rc = reduceAxis(Cg, "rc"), ry = reduceAxis(weight.shape()[2], "ry"),
              rx = reduceAxis(weight.shape()[3], "rx");

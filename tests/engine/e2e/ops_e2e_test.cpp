@@ -179,6 +179,14 @@ std::vector<OpCase> nnCases() {
                 "R.nn.conv1d(x, w, padding=[1, 1], groups=3)"});
   std::string ct = "x: " + F("n, 4, 4, 3") + ", w: " + F("4, 2, 3, 3");
   cs.push_back({"nn.conv2d_transpose", ct, "R.nn.conv2d_transpose(x, w)"});
+  // Stride equal to the kernel: a pointwise convolution and a shuffle
+  // (direct and, from 24 channels, wide; constant and symbolic images).
+  cs.push_back({"nn.conv2d_transpose", "x: " + F("n, 3, 4, 5") + ", w: " + F("3, 2, 2, 2"),
+                "R.nn.conv2d_transpose(x, w, strides=[2, 2])"});
+  cs.push_back({"nn.conv2d_transpose", "x: " + F("1, 24, n, 3") + ", w: " + F("24, 4, 2, 2"),
+                "R.nn.conv2d_transpose(x, w, strides=[2, 2])"});
+  cs.push_back({"nn.conv2d_transpose", "x: " + F("1, 4, 3, n") + ", w: " + F("4, 3, 2, 3"),
+                "R.nn.conv2d_transpose(x, w, strides=[2, 3])"});
   cs.push_back({"nn.conv2d_transpose", ct,
                 "R.nn.conv2d_transpose(x, w, strides=[2, 2], padding=[1, 1, 1, 1], "
                 "output_padding=[1, 1])"});

@@ -334,6 +334,54 @@ TEST(Topi, Conv2dTransposeScattersLikeTheDirectDefinition) {
   EXPECT_TRUE(allClose(y, want));
 }
 
+TEST(Topi, Conv2dTransposeWithStrideEqualToTheKernelIsAShuffledPointwiseConvolution) {
+  // Each output pixel receives one tap: a 1x1 convolution over KH * KW * O
+  // channels and a depth-to-space shuffle. Against the scatter definition,
+  // with constant and symbolic images, few channels (direct 1x1) and many
+  // (the wide form), square and non-square kernels.
+  struct Variant {
+    int64_t C, O, KH, KW;
+    bool symbolic;
+  };
+  const Variant variants[] = {
+      {3, 2, 2, 2, false}, {3, 2, 2, 3, true}, {24, 5, 2, 2, false}, {24, 3, 2, 2, true}};
+  unsigned seed = 60;
+  for (const Variant& v : variants) {
+    auto h = primVar("h"), w = primVar("w");
+    std::vector<PrimExpr> xs =
+        v.symbolic ? std::vector<PrimExpr>{intImm(1), intImm(v.C), h, w} : dims({1, v.C, 3, 5});
+    auto X = placeholder(xs, f32, "X");
+    auto W = placeholder(dims({v.C, v.O, v.KH, v.KW}), f32, "W");
+    topi::Conv2dParams p;
+    p.strides = {v.KH, v.KW};
+    auto Y = topi::conv2dTranspose(X, W, p);
+    ASSERT_EQ(Y.inputs().size(), 1u);
+    EXPECT_EQ(Y.inputs()[0].name().rfind("conv2d_transpose_nchw_phases", 0), 0u)
+        << "the pointwise form: " << Y.inputs()[0].name();
+    auto sizes = v.symbolic ? std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {4, 9}}
+                            : std::vector<std::pair<int64_t, int64_t>>{{3, 5}};
+    for (auto [H, Wd] : sizes) {
+      SCOPED_TRACE("C=" + std::to_string(v.C) + " kernel " + std::to_string(v.KH) + "x" +
+                   std::to_string(v.KW) + " at " + std::to_string(H) + "x" + std::to_string(Wd));
+      auto x = randomTensor({1, v.C, H, Wd}, seed++),
+           wt = randomTensor({v.C, v.O, v.KH, v.KW}, seed++);
+      int64_t OH = H * v.KH, OW = Wd * v.KW;
+      unity::Tensor want(f32, {1, v.O, OH, OW});
+      for (int64_t o = 0; o < v.O; ++o)
+        for (int64_t iy = 0; iy < H; ++iy)
+          for (int64_t ix = 0; ix < Wd; ++ix)
+            for (int64_t ky = 0; ky < v.KH; ++ky)
+              for (int64_t kx = 0; kx < v.KW; ++kx) {
+                double acc = 0;
+                for (int64_t c = 0; c < v.C; ++c)
+                  acc += at(x, {0, c, iy, ix}) * at(wt, {c, o, ky, kx});
+                set(want, {0, o, iy * v.KH + ky, ix * v.KW + kx}, acc);
+              }
+      EXPECT_TRUE(allClose(run({X, W, Y}, {x, wt}, {1, v.O, OH, OW}), want));
+    }
+  }
+}
+
 TEST(Topi, PoolingMaxAndAverageWithPadding) {
   auto X = placeholder(dims({1, 2, 5, 5}), f32, "X");
   auto x = randomTensor({1, 2, 5, 5}, 30);
