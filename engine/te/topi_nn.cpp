@@ -27,6 +27,13 @@
 // have no channel reduction, and with a stride their padded image is stored split into stride
 // phases so each tap reads a contiguous run (conv2dDepthwise).
 //
+// With a symbolic image height or width (channels and kernel constant:
+// exported detectors and recognizers), every ungrouped convolution with
+// 27 products per output or a 1x1 kernel takes the wide form with symbolic
+// rows (conv2dWideSymbolic): the direct form would leave a partial vector
+// at the end of every image row, which at the small widths of deep layers
+// is most of the row.
+//
 // The transposed convolution is written directly as a gather: output y
 // receives input iy when y + pad_begin - ky * dilation == iy * stride, a
 // Select with a clamped index. With the stride equal to the kernel and no
@@ -414,7 +421,12 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
     if (kernel && !image) {
       int64_t red =
           *asConstInt(Cg) * *asConstInt(weight.shape()[2]) * *asConstInt(weight.shape()[3]);
-      bool pointwise = red == *asConstInt(Cg) && groups == 1 && red >= kWideMinPointwise;
+      // Any 1x1 kernel: with a symbolic width the direct form would end
+      // every image row in a partial vector, and the flattening copy costs
+      // little against the O products per input. Depthwise kernels stay
+      // direct (tried wide: no faster on PaddleOCR's detector, the 9-25
+      // products per output do not pay for the copy and the shuffle).
+      bool pointwise = red == *asConstInt(Cg) && groups == 1;
       bool depthwise = groups > 1 && *asConstInt(Cg) == 1;
       if (!depthwise && (red >= kWideMinReduction || pointwise))
         return conv2dWideSymbolic(data, weight, padding, strides, dilation, groups, name);
