@@ -11,7 +11,9 @@
 // annotation "vectorize_rejected" = <reason>:
 //   1. the extent is a constant below 2 (nothing to vectorize);
 //   2. the body holds another loop (only innermost loops vectorize; an
-//      enclosing loop would need the inner one fully unrolled first);
+//      enclosing loop would need the inner one fully unrolled first),
+//      except an `unrolled` loop of at most 64 constant iterations, which
+//      LLVM unrolls fully before it vectorizes;
 //   3. the body allocates a buffer (a fresh buffer per lane is not a vector);
 //   4. the body calls an intrinsic that becomes a scalar libm call (tanh,
 //      tan, asin, ..., erf for float64): without a vector math library
@@ -39,6 +41,11 @@ using namespace ir;
 
 namespace {
 
+/// Iterations of an unrolled loop that may sit in a vectorized loop's body
+/// (fullyUnrolled): the largest tap loop of the default schedule's
+/// depthwise and pooling kernels (7x7: 49 taps) fits.
+constexpr int64_t kMaxUnrolledInVectorLoop = 64;
+
 /// Intrinsics that codegen lowers to an LLVM intrinsic, an instruction or a
 /// short formula, all of which LLVM's vectorizer widens.
 bool vectorizableIntrinsic(const PrimCall* c) {
@@ -53,6 +60,16 @@ bool vectorizableIntrinsic(const PrimCall* c) {
   return false;
 }
 
+/// An unrolled loop of a few constant iterations: LLVM unrolls it fully
+/// (codegen marks it `llvm.loop.unroll.full`) before its loop vectorizer
+/// runs, so the loop around it is then innermost. UnrollLoops leaves such
+/// loops in the IR when their body is large (the 5x5 taps of a depthwise
+/// convolution with symbolic index arithmetic).
+bool fullyUnrolled(const For* f) {
+  auto e = asConstInt(f->extent);
+  return f->forKind == ForKind::Unrolled && e && *e <= kMaxUnrolledInVectorLoop;
+}
+
 /// Why the body of a vectorized loop cannot be vectorized, or nothing.
 std::optional<std::string> rejection(const For* loop) {
   if (auto c = asConstInt(loop->extent); c && *c < 2)
@@ -63,7 +80,7 @@ std::optional<std::string> rejection(const For* loop) {
   walkStmt(loop->body, [&](const Stmt& s) {
     if (why)
       return;
-    if (auto* f = as<For>(s))
+    if (auto* f = as<For>(s); f && !fullyUnrolled(f))
       why = "holds the loop over '" + f->var->name + "' (only innermost loops vectorize)";
     else if (auto* a = as<Allocate>(s))
       why = "allocates buffer '" + a->buffer->name + "' in its body";

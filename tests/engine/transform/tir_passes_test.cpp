@@ -454,6 +454,40 @@ def f(A: T.Buffer((n, 13), "float32"), B: T.Buffer((n, 13), "float32")):
   EXPECT_EQ(transform::vectorizeLoops(f).get(), f.get());
 }
 
+TEST(VectorizeLoops, ShortUnrolledLoopsInsideKeepTheMarkLongOnesDoNot) {
+  // The taps of a depthwise convolution left as an unrolled loop (too large
+  // for UnrollLoops): LLVM unrolls 25 iterations before it vectorizes, so
+  // x keeps its mark; 100 iterations (over the bound) or a serial loop are
+  // still refused.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((8, 128), "float32"), B: T.Buffer((8, 8), "float32")):
+    for x in T.vectorized(8):
+        B[0, x] = T.float32(0.0)
+        for t in T.unroll(25):
+            B[0, x] = B[0, x] + A[0, x + t]
+    for x2 in T.vectorized(8):
+        B[1, x2] = T.float32(0.0)
+        for t2 in T.unroll(100):
+            B[1, x2] = B[1, x2] + A[1, x2 + t2]
+    for x3 in T.vectorized(8):
+        B[2, x3] = T.float32(0.0)
+        for t3 in T.serial(25):
+            B[2, x3] = B[2, x3] + A[2, x3 + t3]
+)");
+  auto g = transform::vectorizeLoops(f);
+  std::map<std::string, const For*> byName;
+  for (auto* l : loops(g))
+    byName[l->var->name] = l;
+  ASSERT_TRUE(byName.count("x") && byName.count("x2") && byName.count("x3"));
+  EXPECT_EQ(byName["x"]->forKind, ForKind::Vectorized);
+  EXPECT_EQ(byName["x2"]->forKind, ForKind::Serial);
+  EXPECT_NE(byName["x2"]->annotations.getString(transform::kVectorizeRejectedAttr).find("t2"),
+            std::string::npos);
+  EXPECT_EQ(byName["x3"]->forKind, ForKind::Serial);
+  expectSameResults(f, g, {{8, 128}, {8, 8}});
+}
+
 TEST(VectorizeLoops, IllegalLoopsBecomeSerialWithTheReason) {
   auto f = parseFunc(R"(
 @T.prim_func
