@@ -112,6 +112,27 @@ PrimExpr outExtent(const PrimExpr& in, int64_t padBegin, int64_t padEnd, int64_t
   return e;
 }
 
+/// data[n, c, h, w] of the zero-padded NCHW image: 0 where (h, w) lies
+/// outside the image (the index clamped so the read stays in bounds).
+PrimExpr paddedRead(const Tensor& data, const PrimExpr& n, const PrimExpr& c, const PrimExpr& h,
+                    const PrimExpr& w) {
+  const PrimExpr &H = data.shape()[2], &W = data.shape()[3];
+  PrimExpr ok =
+      logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, H)), logicalAnd(ge(w, i64(0)), lt(w, W)));
+  return select(ok, data({n, c, clampIndex(h, H), clampIndex(w, W)}), cst(data.dtype(), 0.0));
+}
+
+/// The reduce axes of a 2-D convolution: the input channels of a group,
+/// then the kernel rows and columns unless the kernel is 1x1.
+std::vector<ReduceAxis> convAxes(const Tensor& weight) {
+  std::vector<ReduceAxis> axes{reduceAxis(weight.shape()[1], "rc")};
+  if (!isConstInt(weight.shape()[2], 1) || !isConstInt(weight.shape()[3], 1)) {
+    axes.push_back(reduceAxis(weight.shape()[2], "ry"));
+    axes.push_back(reduceAxis(weight.shape()[3], "rx"));
+  }
+  return axes;
+}
+
 /// 2-D convolution with constant channel, image and kernel sizes over the
 /// padded image flattened per channel and split into stride phases ("wide"
 /// form, see the file comment). With strides (sh, sw) the padded image of
@@ -158,7 +179,6 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
   // on the row loop (DefaultSchedule's scheduleSpatial).
   int64_t Hr = (P + (dh * (KH - 1) / sh) * Wq + dw * (KW - 1) / sw + Wq - 1) / Wq;
   int64_t Q = Hr * Wq;
-  PrimExpr hE = data.shape()[2], wE = data.shape()[3];
   std::optional<Tensor> flat;
   if (!direct)
     flat = compute(
@@ -173,20 +193,13 @@ Tensor conv2dWide(const Tensor& data, const Tensor& weight, const std::vector<in
           }
           PrimExpr h = simp(a + r * sh - pad[0]);
           PrimExpr w = simp(b + floormod(i[2], i64(Wq)) * sw - pad[1]);
-          PrimExpr ok = logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)),
-                                   logicalAnd(ge(w, i64(0)), lt(w, wE)));
-          return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
-                        cst(data.dtype(), 0.0));
+          return paddedRead(data, i[0], i[1], h, w);
         },
         "pad_flat");
   const PrimExpr& Cg = weight.shape()[1];
   PrimExpr outPerGroup = simp(floordiv(weight.shape()[0], i64(groups)));
-  ReduceAxis rc = reduceAxis(Cg, "rc");
-  std::vector<ReduceAxis> axes{rc};
-  if (KH * KW > 1) {
-    axes.push_back(reduceAxis(weight.shape()[2], "ry"));
-    axes.push_back(reduceAxis(weight.shape()[3], "rx"));
-  }
+  std::vector<ReduceAxis> axes = convAxes(weight);
+  const ReduceAxis& rc = axes[0];
   /// The flat offset of one kernel coordinate k (dilation d, stride s) in
   /// phase units: (k*d % s) phases and (k*d / s) rows/columns.
   auto split = [](const PrimExpr& k, int64_t d, int64_t s) {
@@ -275,20 +288,13 @@ Tensor conv2dWideSymbolic(const Tensor& data, const Tensor& weight, const std::v
         }
         PrimExpr h = simp(a + i[r] * sh - pad[0]);
         PrimExpr w = simp(b + i[r + 1] * sw - pad[1]);
-        PrimExpr ok =
-            logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, H)), logicalAnd(ge(w, i64(0)), lt(w, W)));
-        return select(ok, data({i[0], i[1], clampIndex(h, H), clampIndex(w, W)}),
-                      cst(data.dtype(), 0.0));
+        return paddedRead(data, i[0], i[1], h, w);
       },
       "pad_flat");
   const PrimExpr& Cg = weight.shape()[1];
   PrimExpr outPerGroup = simp(floordiv(weight.shape()[0], i64(groups)));
-  ReduceAxis rc = reduceAxis(Cg, "rc");
-  std::vector<ReduceAxis> axes{rc};
-  if (KH * KW > 1) {
-    axes.push_back(reduceAxis(weight.shape()[2], "ry"));
-    axes.push_back(reduceAxis(weight.shape()[3], "rx"));
-  }
+  std::vector<ReduceAxis> axes = convAxes(weight);
+  const ReduceAxis& rc = axes[0];
   // wide[n, t, o, l]: position p = t * B + l of output channel o.
   Tensor wide = compute(
       {data.shape()[0], blocks, weight.shape()[0], i64(kBlock)},
@@ -351,17 +357,13 @@ Tensor conv2dDepthwise(const Tensor& data, const Tensor& weight, const std::vect
   bool anyPad = pad[0] || pad[1] || pad[2] || pad[3];
   Tensor in = data;
   if (phased) {
-    PrimExpr hE = data.shape()[2], wE = data.shape()[3];
     in = compute(
         {data.shape()[0], data.shape()[1], i64(PH * PW), i64(Hq), i64(Wq)},
         [&](const std::vector<PrimExpr>& i) {
           PrimExpr a = PW > 1 ? floordiv(i[2], i64(PW)) : i[2];
           PrimExpr b = PW > 1 ? floormod(i[2], i64(PW)) : i64(0);
           PrimExpr h = simp(a + i[3] * sh - pad[0]), w = simp(b + i[4] * sw - pad[1]);
-          PrimExpr ok = logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, hE)),
-                                   logicalAnd(ge(w, i64(0)), lt(w, wE)));
-          return select(ok, data({i[0], i[1], clampIndex(h, hE), clampIndex(w, wE)}),
-                        cst(data.dtype(), 0.0));
+          return paddedRead(data, i[0], i[1], h, w);
         },
         "pad_phase");
   } else if (anyPad) {
