@@ -74,23 +74,83 @@ private:
 
 } // namespace
 
-QString shortTypeLabel(const QString& full) {
-  // "(d0, d1, ...) dtype" wherever it occurs (tuples hold several).
-  static const QRegularExpression tensor(QStringLiteral("\\(([^()]*)\\) (\\w+)"));
-  QString out;
-  qsizetype last = 0;
-  for (auto it = tensor.globalMatch(full); it.hasNext();) {
-    const QRegularExpressionMatch m = it.next();
-    out += full.mid(last, m.capturedStart() - last);
-    QStringList dims;
-    for (const QString& d : m.captured(1).split(QLatin1Char(','), Qt::SkipEmptyParts))
-      dims << d.trimmed();
-    const QString dtype = shortDtype(m.captured(2));
-    out += dims.isEmpty() ? dtype : dims.join(QChar(0x00d7)) + QLatin1Char(' ') + dtype;
-    last = m.capturedEnd();
+namespace {
+
+/// Index of the ')' closing the '(' at `open`, or -1.
+qsizetype closingParen(const QString& s, qsizetype open) {
+  int depth = 0;
+  for (qsizetype i = open; i < s.size(); ++i) {
+    if (s[i] == QLatin1Char('('))
+      ++depth;
+    else if (s[i] == QLatin1Char(')') && --depth == 0)
+      return i;
   }
-  out += full.mid(last);
+  return -1;
+}
+
+/// The parts of s separated by commas outside parentheses, trimmed, empty
+/// ones dropped ("10," is one part).
+QStringList topLevelParts(const QString& s) {
+  QStringList parts;
+  int depth = 0;
+  qsizetype from = 0;
+  for (qsizetype i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] == QLatin1Char('('))
+      ++depth;
+    else if (i < s.size() && s[i] == QLatin1Char(')'))
+      --depth;
+    if (i == s.size() || (s[i] == QLatin1Char(',') && depth == 0)) {
+      const QString part = s.mid(from, i - from).trimmed();
+      if (!part.isEmpty())
+        parts << part;
+      from = i + 1;
+    }
+  }
+  return parts;
+}
+
+/// A symbolic dim without the spaces around its operators:
+/// "(H + 1) // 2" -> "(H+1)//2".
+QString compactDim(QString d) {
+  d.remove(QLatin1Char(' '));
+  return d;
+}
+
+} // namespace
+
+QString shortTypeLabel(const QString& full) {
+  // "(d0, d1, ...) dtype" wherever it occurs (tuples hold several); a dim
+  // may be an expression with parentheses of its own.
+  static const QRegularExpression dtype(QStringLiteral(" (\\w+)"));
+  QString out;
+  for (qsizetype i = 0; i < full.size();) {
+    const qsizetype close = full[i] == QLatin1Char('(') ? closingParen(full, i) : -1;
+    if (close < 0) {
+      out += full[i++];
+      continue;
+    }
+    const QString inner = full.mid(i + 1, close - i - 1);
+    const QRegularExpressionMatch m = dtype.match(full, close + 1, QRegularExpression::NormalMatch,
+                                                  QRegularExpression::AnchorAtOffsetMatchOption);
+    if (!m.hasMatch()) { // a tuple, or parentheses of something else
+      out += QLatin1Char('(') + shortTypeLabel(inner) + QLatin1Char(')');
+      i = close + 1;
+      continue;
+    }
+    QStringList dims;
+    for (const QString& d : topLevelParts(inner))
+      dims << compactDim(d);
+    const QString dt = shortDtype(m.captured(1));
+    out += dims.isEmpty() ? dt : dims.join(QChar(0x00d7)) + QLatin1Char(' ') + dt;
+    i = m.capturedEnd();
+  }
   return out;
+}
+
+QString elideEdgeLabel(const QString& text) {
+  if (text.size() <= kMaxEdgeLabelChars)
+    return text;
+  return text.left(kMaxEdgeLabelChars - 1) + QChar(0x2026);
 }
 
 QString groupCountText(int count) {
@@ -145,7 +205,7 @@ std::vector<EdgeLabel> placeEdgeLabels(const unity::viz::DataflowGraph& g,
     EdgeLabel label;
     label.edge = static_cast<int>(i);
     label.full = QString::fromStdString(e.label);
-    label.text = shortTypeLabel(label.full);
+    label.text = elideEdgeLabel(shortTypeLabel(label.full));
     const QRectF box = metrics.boundingRect(label.text);
     const QSizeF size(box.width() + 1, metrics.height());
     const QPointF at(geo.labelPos.x, geo.labelPos.y);

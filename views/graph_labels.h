@@ -32,9 +32,19 @@ struct EdgeLabel {
   QString full;  // the type as the engine prints it
 };
 
-/// "(1, 128, 768) float32" -> "1×128×768 f32"; tuples shortened field by
-/// field; anything else unchanged.
+/// "(1, 128, 768) float32" -> "1×128×768 f32"; symbolic dims without the
+/// spaces around their operators ("(N, (H + 1) // 2) float32" ->
+/// "N×(H+1)//2 f32"); tuples shortened field by field; anything else
+/// unchanged.
 QString shortTypeLabel(const QString& full);
+
+/// Characters an edge label shows at most: exporters' shape variables
+/// (`p2o_DynamicDimension_1`) make symbolic shapes long, and a label wider
+/// than the graph runs off the view.
+inline constexpr qsizetype kMaxEdgeLabelChars = 36;
+/// text cut to kMaxEdgeLabelChars with a trailing "…" (the whole type
+/// stays the label's tooltip).
+QString elideEdgeLabel(const QString& text);
 
 /// "1 node", "2,162 nodes".
 QString groupCountText(int count);

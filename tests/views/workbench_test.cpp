@@ -397,6 +397,40 @@ TEST(EdgeLabels, ShortFormsOfTypes) {
   EXPECT_EQ(shortTypeLabel("((2, 3) float32, (4,) uint8)"), QString::fromUtf8("(2×3 f32, 4 u8)"));
   EXPECT_EQ(shortTypeLabel("(s, 4, 16) bool"), QString::fromUtf8("s×4×16 bool"));
   EXPECT_EQ(shortTypeLabel("shape"), "shape");
+  // Symbolic dims with parentheses of their own (an exporter's strided
+  // shapes), inside a tuple too.
+  EXPECT_EQ(shortTypeLabel("(N, 16, (H + 1) // 2, ((W + 1) // 2 + 1) // 2) float32"),
+            QString::fromUtf8("N×16×(H+1)//2×((W+1)//2+1)//2 f32"));
+  EXPECT_EQ(shortTypeLabel("((n * 2, 3) float32, (m + 1,) int64)"),
+            QString::fromUtf8("(n*2×3 f32, m+1 i64)"));
+}
+
+TEST(EdgeLabels, LongLabelsAreElidedAndKeepTheWholeTypeAsTooltip) {
+  const QString full = "(p2o_DynamicDimension_0, 16, (p2o_DynamicDimension_1 + 1) // 2, "
+                       "(p2o_DynamicDimension_2 + 1) // 2) float32";
+  const QString label = elideEdgeLabel(shortTypeLabel(full));
+  EXPECT_EQ(label.size(), kMaxEdgeLabelChars);
+  EXPECT_TRUE(label.endsWith(QChar(0x2026))) << label.toStdString();
+  EXPECT_TRUE(label.startsWith(QString::fromUtf8("p2o_DynamicDimension_0×16×(")))
+      << label.toStdString();
+  EXPECT_EQ(elideEdgeLabel("1×128×768 f32"), QString::fromUtf8("1×128×768 f32"));
+  // Placed labels: the elided text, the whole type kept for the tooltip.
+  unity::viz::DataflowGraph g;
+  g.nodes.resize(2);
+  for (int i = 0; i < 2; ++i) {
+    g.nodes[i].id = i;
+    g.nodes[i].name = i == 0 ? "a" : "b";
+    g.nodes[i].op = "relu";
+  }
+  g.edges.push_back({0, 1, full.toStdString()});
+  unity::viz::LayoutOptions o;
+  o.edgeLabels = true;
+  auto L = unity::viz::layoutGraph(g, o);
+  ASSERT_TRUE(L.has_value());
+  auto labels = placeEdgeLabels(g, *L, QFont());
+  ASSERT_EQ(labels.size(), 1u);
+  EXPECT_EQ(labels[0].text, label);
+  EXPECT_EQ(labels[0].full, full);
 }
 
 TEST(EdgeLabels, NeverOverlapNodesOrEachOtherOnADenseGraph) {
