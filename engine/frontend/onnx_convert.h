@@ -308,5 +308,11 @@ std::string sanitizeName(const std::string& s);
 /// Input 1 of a binary operator with the pre-opset-7 broadcast/axis
 /// attributes applied (refuses them from opset 7 on).
 Value legacyBroadcastB(NodeContext& c);
+/// The `pads` of a convolution or pooling node for `spatial` dims, auto_pad
+/// resolved (SAME_* from the static shape of input `dataInput`); k are the
+/// kernel sizes. Refuses a kernel size, stride or dilation below 1 first.
+std::vector<int64_t> resolvePads(NodeContext& c, int spatial, const std::vector<int64_t>& k,
+                                 const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dil, int dataInput);
 
 } // namespace unity::frontend::detail

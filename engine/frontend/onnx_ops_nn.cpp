@@ -28,11 +28,16 @@ namespace {
 
 Expr sc(double v, DataType dt) { return NodeContext::scalar(v, dt).expr; }
 
-/// pads for `spatial` dims, resolving auto_pad. `in` are the static input
-/// spatial sizes (needed for SAME_*), k the (dilated-by-d) kernel sizes.
+} // namespace
+
 std::vector<int64_t> resolvePads(NodeContext& c, int spatial, const std::vector<int64_t>& k,
                                  const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& dil, int dataInput) {
+  for (int d = 0; d < spatial; ++d)
+    if (k[d] < 1 || strides[d] < 1 || dil[d] < 1)
+      c.unsupported("kernel_shape, strides and dilations must be positive (spatial axis " +
+                    std::to_string(d) + ": " + std::to_string(k[d]) + ", " +
+                    std::to_string(strides[d]) + ", " + std::to_string(dil[d]) + ")");
   std::string autoPad = c.attrString("auto_pad", "NOTSET");
   std::vector<int64_t> pads = c.attrInts("pads", std::vector<int64_t>(2 * spatial, 0));
   if (static_cast<int>(pads.size()) != 2 * spatial)
@@ -55,6 +60,8 @@ std::vector<int64_t> resolvePads(NodeContext& c, int spatial, const std::vector<
   }
   return pads;
 }
+
+namespace {
 
 /// y + bias reshaped to (C, 1, ...) so it broadcasts over the channel axis.
 Value addChannelBias(NodeContext& c, Value y, int biasInput, int rank) {

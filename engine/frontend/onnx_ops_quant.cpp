@@ -85,25 +85,9 @@ Value integerConv(NodeContext& c, int x, int xz, int w, int wz) {
     c.unsupported("kernel_shape differs from the weight's shape");
   auto strides = c.attrInts("strides", std::vector<int64_t>(sp, 1));
   auto dil = c.attrInts("dilations", std::vector<int64_t>(sp, 1));
-  auto pads = c.attrInts("pads", std::vector<int64_t>(2 * sp, 0));
-  if (static_cast<int>(strides.size()) != sp || static_cast<int>(dil.size()) != sp ||
-      static_cast<int>(pads.size()) != 2 * sp)
-    c.unsupported("strides/dilations/pads do not match the spatial rank");
-  std::string autoPad = c.attrString("auto_pad", "NOTSET");
-  if (autoPad == "VALID") {
-    pads.assign(2 * sp, 0);
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    auto xs = c.staticShape(x, ("auto_pad=" + autoPad).c_str());
-    for (int i = 0; i < sp; ++i) {
-      int64_t in = xs[2 + i], out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k[i] - 1) * dil[i] + 1 - in);
-      int64_t small = total / 2, big = total - small;
-      pads[i] = autoPad == "SAME_UPPER" ? small : big;
-      pads[i + sp] = autoPad == "SAME_UPPER" ? big : small;
-    }
-  } else if (autoPad != "NOTSET") {
-    c.unsupported("auto_pad='" + autoPad + "'");
-  }
+  if (static_cast<int>(strides.size()) != sp || static_cast<int>(dil.size()) != sp)
+    c.unsupported("strides/dilations do not match the spatial rank");
+  auto pads = resolvePads(c, sp, k, strides, dil, x);
   // The padding is of the centered operand: ONNX pads x with its zero point,
   // which is 0 after the subtraction.
   Value xv = centered(c, x, xz, 1);
