@@ -21,12 +21,14 @@
 #include "engine/te/topi.h"
 #include "engine/te/workloads.h"
 #include "engine/text/printer.h"
+#include "tests/error_of.h"
 #include "tuner/database.h"
 #include "tuner/metaschedule_json.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace unity;
+using unity::testing::errorOf;
 using namespace unity::tuner;
 using schedule::Schedule;
 using schedule::Trace;
@@ -66,15 +68,6 @@ Trace inlineTrace(const ir::PrimFuncRef& f) {
   auto l = s.getLoops(s.getBlock("R"));
   s.vectorize(s.split(l[1], {-1, 8})[1]);
   return s.trace();
-}
-
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 std::vector<json> jsonLines(const fs::path& p) {

@@ -6,8 +6,10 @@
 #include "engine/op/op.h"
 #include "engine/support/error.h"
 #include "tests/engine/e2e/e2e_util.h"
+#include "tests/error_of.h"
 
 using namespace unity;
+using unity::testing::errorOf;
 using namespace e2e;
 
 namespace {
@@ -32,15 +34,6 @@ Tensor iota(std::vector<int64_t> shape, double start = 1) {
   for (int64_t i = 0; i < t.numel(); ++i)
     t.setDouble(i, start + static_cast<double>(i));
   return t;
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 } // namespace

@@ -12,8 +12,10 @@
 #include "engine/text/parser.h"
 #include "engine/text/printer.h"
 #include "tests/engine/frontend/onnx_test_util.h"
+#include "tests/error_of.h"
 
 using namespace unity;
+using unity::testing::errorOf;
 using namespace unity::ir;
 using unity::testing::OnnxModelBuilder;
 
@@ -44,15 +46,6 @@ std::vector<double> valuesOf(const Tensor& t) {
   for (int64_t i = 0; i < t.numel(); ++i)
     out.push_back(t.getDouble(i));
   return out;
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 /// If(c): then x + x (n,), else concat(x, x) (2n,).

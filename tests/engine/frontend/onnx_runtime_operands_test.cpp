@@ -16,8 +16,10 @@
 #include "engine/frontend/onnx_importer.h"
 #include "engine/support/error.h"
 #include "tests/engine/frontend/onnx_test_util.h"
+#include "tests/error_of.h"
 
 using namespace unity;
+using unity::testing::errorOf;
 using namespace unity::ir;
 using unity::testing::OnnxModelBuilder;
 
@@ -48,16 +50,6 @@ std::vector<int64_t> pySlice(int64_t start, int64_t end, int64_t step, int64_t n
   for (int64_t i = norm(start), e = norm(end); step > 0 ? i < e : i > e; i += step)
     out.push_back(i);
   return out;
-}
-
-/// The message of the unity::Error `f` throws ("" when it throws none).
-template <class F> std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 } // namespace
