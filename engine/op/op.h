@@ -81,4 +81,9 @@ ir::StructInfo deduceStructInfo(const ir::Call& call, const ir::Span& span);
 ir::Expr callOp(const std::string& name, std::vector<ir::Expr> args, ir::Attrs attrs = {},
                 std::vector<ir::StructInfo> sinfoArgs = {});
 
+/// The channel block b of a packed conv2d kernel layout "OIHW<b>o" (weight
+/// [O / b, I, KH, KW, b]: output channels split into blocks of b, the block
+/// innermost; AlterConvLayout writes it), or 0 for any other layout.
+int64_t packedKernelBlock(std::string_view layout);
+
 } // namespace unity::op

@@ -153,10 +153,22 @@ DeduceFn convolution(size_t k, bool transpose) {
     if (attrString(call, ctx, "data_layout") != "NC" + spatial)
       fail(call, ctx, "only data_layout \"NC" + spatial + "\" is supported");
     std::string kl = transpose ? "IO" + spatial : "OI" + spatial;
-    if (attrString(call, ctx, "kernel_layout") != kl)
-      fail(call, ctx, "only kernel_layout \"" + kl + "\" is supported");
+    std::string given = attrString(call, ctx, "kernel_layout");
+    // conv2d also takes the packed "OIHW<b>o" (AlterConvLayout's output).
+    int64_t block = k == 2 && !transpose ? packedKernelBlock(given) : 0;
+    if (given != kl && !block)
+      fail(call, ctx,
+           "only kernel_layout \"" + kl + "\"" + (k == 2 && !transpose ? " or \"OIHW<b>o\"" : "") +
+               " is supported");
     requireRank(call, ctx, x, 0, rank, ("data NC" + spatial).c_str());
-    requireRank(call, ctx, w, 1, rank, ("weight " + kl).c_str());
+    requireRank(call, ctx, w, 1, block ? rank + 1 : rank, ("weight " + given).c_str());
+    if (block) {
+      if (attrInt(call, ctx, "groups") != 1)
+        fail(call, ctx, "a packed kernel layout needs groups = 1");
+      if (auto b = w.shape ? asConstInt(dim(w, rank)) : std::nullopt; w.shape && b != block)
+        fail(call, ctx,
+             "the weight's last dimension must be the layout's block " + std::to_string(block));
+    }
     DataType dtype = outDType(call, ctx, x.dtype, w.dtype);
     auto strides = positive(call, ctx, "strides", k), dilation = positive(call, ctx, "dilation", k);
     std::vector<int64_t> before, after;
@@ -179,6 +191,8 @@ DeduceFn convolution(size_t k, bool transpose) {
                     transpose ? "input channels differ from weight dimension 0"
                               : "input channels differ from weight in-channels * groups");
     PrimExpr outChannels = transpose ? dim(w, 1) * groups : dim(w, 0);
+    if (block)
+      outChannels = arith::simplify(dim(w, 0) * intImm(block));
     if (auto o = asConstInt(dim(w, 0)); !transpose && o && *o % groups != 0)
       fail(call, ctx, fmt::format("output channels {} are not divisible by groups {}", *o, groups));
     std::vector<PrimExpr> shape{(*x.shape)[0], outChannels};
@@ -212,7 +226,9 @@ std::vector<AttrSpec> convAttrs(size_t k, bool transpose) {
       {"dilation", Type::Ints, false, ones, "dilation per spatial axis"},
       {"groups", Type::Int, false, int64_t(1), "grouped convolution"},
       {"data_layout", Type::String, false, "NC" + spatial, "only NC" + spatial},
-      {"kernel_layout", Type::String, false, (transpose ? "IO" : "OI") + spatial, "weight layout"},
+      {"kernel_layout", Type::String, false, (transpose ? "IO" : "OI") + spatial,
+       k == 2 && !transpose ? "weight layout; or \"OIHW<b>o\": [O/b, I, KH, KW, b] (groups 1)"
+                            : "weight layout"},
       {"out_dtype", Type::DType, false, std::string(), "output dtype; absent = input", true}};
   if (transpose)
     a.push_back({"output_padding", Type::Ints, false, std::vector<int64_t>(k, 0),
@@ -365,7 +381,9 @@ void registerNNOps() {
   registerOp({"nn.conv1d", 2, 2, OpPattern::OutEWiseFusable, convAttrs(1, false),
               convolution(1, false), "1-D convolution, NCW data, OIW weight"});
   registerOp({"nn.conv2d", 2, 2, OpPattern::OutEWiseFusable, convAttrs(2, false),
-              convolution(2, false), "2-D convolution, NCHW data, OIHW weight"});
+              convolution(2, false),
+              "2-D convolution, NCHW data, OIHW weight (or packed OIHW<b>o: [O/b, I, KH, KW, b], "
+              "groups 1)"});
   registerOp({"nn.conv2d_transpose", 2, 2, OpPattern::OutEWiseFusable, convAttrs(2, true),
               convolution(2, true), "transposed 2-D convolution, NCHW data, IOHW weight"});
   registerOp({"nn.conv3d", 2, 2, OpPattern::OutEWiseFusable, convAttrs(3, false),
@@ -433,3 +451,19 @@ void registerNNOps() {
 }
 
 } // namespace unity::op::detail
+
+namespace unity::op {
+
+int64_t packedKernelBlock(std::string_view layout) {
+  if (layout.size() < 6 || layout.substr(0, 4) != "OIHW" || layout.back() != 'o')
+    return 0;
+  int64_t b = 0;
+  for (char c : layout.substr(4, layout.size() - 5)) {
+    if (c < '0' || c > '9' || b > 4096)
+      return 0;
+    b = b * 10 + (c - '0');
+  }
+  return layout[4] == '0' ? 0 : b;
+}
+
+} // namespace unity::op

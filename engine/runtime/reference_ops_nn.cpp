@@ -203,8 +203,30 @@ void checkLayouts(const OpCall& c, const std::string& data, const std::string& k
     c.fail("operand dtypes differ");
 }
 
+/// A packed "OIHW<b>o" weight [O/b, I, KH, KW, b] back in OIHW.
+Tensor unpackKernel(const OpCall& c, const Tensor& w, int64_t b) {
+  if (w.ndim() != 5 || w.shape()[4] != b)
+    c.fail("a weight in kernel_layout OIHW" + std::to_string(b) + "o must be [O/" +
+           std::to_string(b) + ", I, KH, KW, " + std::to_string(b) + "]");
+  const auto& s = w.shape();
+  Tensor out(w.dtype(), {s[0] * b, s[1], s[2], s[3]});
+  int64_t taps = s[1] * s[2] * s[3];
+  for (int64_t o = 0; o < s[0] * b; ++o)
+    for (int64_t t = 0; t < taps; ++t)
+      store(out, o * taps + t, at(w, {o / b, t / (s[2] * s[3]), t / s[3] % s[2], t % s[3], o % b}));
+  return out;
+}
+
 RefValue conv2d(const OpCall& c) {
   const Tensor& x = c.tensor(0);
+  if (int64_t b = op::packedKernelBlock(c.attrString("kernel_layout"))) {
+    if (c.attrString("data_layout") != "NCHW" || c.attrInt("groups") != 1)
+      c.fail("a packed kernel layout needs data_layout NCHW and groups 1");
+    Tensor w = unpackKernel(c, c.tensor(1), b);
+    if (x.dtype() != w.dtype())
+      c.fail("operand dtypes differ");
+    return conv2dNCHW(c, x, w, window(c, 2), 1, outDType(c, x));
+  }
   const Tensor& w = c.tensor(1);
   checkLayouts(c, "NCHW", "OIHW", x, w);
   return conv2dNCHW(c, x, w, window(c, 2), c.attrInt("groups"), outDType(c, x));

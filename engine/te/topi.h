@@ -91,6 +91,13 @@ struct Conv2dParams {
 /// NCHW data, OIHW weight (I = C / groups).
 Tensor conv2d(const Tensor& data, const Tensor& weight, const Conv2dParams& p = {},
               const std::string& name = "conv2d_nchw");
+/// NCHW data, weight packed with output channels innermost in blocks of b
+/// (kernel layout "OIHW<b>o": [O / b, C, KH, KW, b], groups = 1): the
+/// products are summed into a blocked output [N, O / b, OH, OW, b] whose
+/// last index runs along output channels (the default schedule's vector
+/// lanes) and copied to NCHW.
+Tensor conv2dBlocked(const Tensor& data, const Tensor& weight, const Conv2dParams& p = {},
+                     const std::string& name = "conv2d_nchw");
 /// NCW data, OIW weight; padding {left, right} (1 value: symmetric).
 Tensor conv1d(const Tensor& data, const Tensor& weight, int64_t stride = 1,
               std::vector<int64_t> padding = {0, 0}, int64_t dilation = 1, int64_t groups = 1,

@@ -489,6 +489,57 @@ Tensor convNd(const Tensor& data, const Tensor& weight, size_t s, std::vector<in
 
 } // namespace
 
+Tensor conv2dBlocked(const Tensor& data, const Tensor& weight, const Conv2dParams& p,
+                     const std::string& name) {
+  requireDefined(data, name, "data");
+  requireDefined(weight, name, "weight");
+  if (data.ndim() != 4 || weight.ndim() != 5)
+    fail(name, "expects NCHW data and a packed [O/b, C, KH, KW, b] weight, got " +
+                   shapeStr(data.shape()) + " and " + shapeStr(weight.shape()));
+  if (!(data.dtype() == weight.dtype()))
+    fail(name, "data and weight dtypes differ");
+  if (p.groups != 1)
+    fail(name, "a packed weight supports groups = 1 only");
+  requirePositive(p.strides, 2, name, "strides");
+  requirePositive(p.dilation, 2, name, "dilation");
+  std::vector<int64_t> padding = expandPadding(p.padding, 2, name);
+  auto b = asConstInt(weight.shape()[4]);
+  if (!b || *b < 1)
+    fail(name, "the weight's channel block (dimension 4) must be a positive constant");
+  checkSameDim(data.shape()[1], weight.shape()[1], name, "input channels and weight channels");
+  Tensor in = data;
+  if (padding[0] || padding[1] || padding[2] || padding[3])
+    in = pad(data, {0, 0, padding[0], padding[1]}, {0, 0, padding[2], padding[3]}, 0.0, "pad_temp");
+  PrimExpr OH = outExtent(data.shape()[2], padding[0], padding[2], p.dilation[0], weight.shape()[2],
+                          p.strides[0], name);
+  PrimExpr OW = outExtent(data.shape()[3], padding[1], padding[3], p.dilation[1], weight.shape()[3],
+                          p.strides[1], name);
+  std::vector<ReduceAxis> axes = convAxes(weight);
+  // blocked[n, ob, y, x, oi]: output channel ob * b + oi, the block
+  // innermost like the weight's.
+  Tensor blocked = compute(
+      {data.shape()[0], weight.shape()[0], OH, OW, weight.shape()[4]},
+      [&](const std::vector<PrimExpr>& i) {
+        const PrimExpr& rc = axes[0].var;
+        if (axes.size() == 1)
+          return te::sum(in({i[0], rc, i[2] * p.strides[0], i[3] * p.strides[1]}) *
+                             weight({i[1], rc, i64(0), i64(0), i[4]}),
+                         axes);
+        const PrimExpr &ky = axes[1].var, &kx = axes[2].var;
+        return te::sum(in({i[0], rc, i[2] * p.strides[0] + ky * p.dilation[0],
+                           i[3] * p.strides[1] + kx * p.dilation[1]}) *
+                           weight({i[1], rc, ky, kx, i[4]}),
+                       axes);
+      },
+      name + "_blocked");
+  return compute(
+      {data.shape()[0], simp(weight.shape()[0] * *b), OH, OW},
+      [&](const std::vector<PrimExpr>& i) {
+        return blocked({i[0], floordiv(i[1], i64(*b)), i[2], i[3], floormod(i[1], i64(*b))});
+      },
+      name);
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name) {
   requireDefined(a, name, "lhs");
   requireDefined(b, name, "rhs");

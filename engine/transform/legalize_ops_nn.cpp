@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/op/op.h"
 #include "engine/te/topi.h"
 #include "engine/transform/legalize.h"
 
@@ -99,12 +100,14 @@ void addNNLegalizations(std::map<std::string, LegalizeFn>& t) {
   t["nn.dense"] = [](const LegalizeArgs& a) { return Outs{denseOf(a)}; };
   t["linear"] = [](const LegalizeArgs& a) { return Outs{denseOf(a)}; };
   t["nn.conv2d"] = [](const LegalizeArgs& a) {
-    if (a.attrString("data_layout") != "NCHW" || a.attrString("kernel_layout") != "OIHW")
+    int64_t block = op::packedKernelBlock(a.attrString("kernel_layout"));
+    if (a.attrString("data_layout") != "NCHW" ||
+        (a.attrString("kernel_layout") != "OIHW" && !block))
       return Outs{};
     auto in = withOutDtype(a);
     topi::Conv2dParams p{a.attrInts("strides"), a.attrInts("padding"), a.attrInts("dilation"),
                          a.attrInt("groups")};
-    return Outs{topi::conv2d(in[0], in[1], p)};
+    return Outs{block ? topi::conv2dBlocked(in[0], in[1], p) : topi::conv2d(in[0], in[1], p)};
   };
   t["nn.conv1d"] = [](const LegalizeArgs& a) {
     if (a.attrString("data_layout") != "NCW" || a.attrString("kernel_layout") != "OIW")

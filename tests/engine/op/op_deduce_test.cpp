@@ -225,6 +225,28 @@ TEST(OpConv, Conv2dErrors) {
   EXPECT_NE(msg.find("'padding' needs"), std::string::npos) << msg;
 }
 
+TEST(OpConv, Conv2dPackedKernelLayout) {
+  // OIHW16o: weight [O / 16, I, KH, KW, 16], O = 2 * 16.
+  Attrs a{{"kernel_layout", std::string("OIHW16o")}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+  EXPECT_TRUE(hasShape(deduce("nn.conv2d", {tensor({1, 8, 14, 14}), tensor({2, 8, 3, 3, 16})}, a),
+                       {1, 32, 14, 14}));
+  EXPECT_EQ(op::packedKernelBlock("OIHW16o"), 16);
+  EXPECT_EQ(op::packedKernelBlock("OIHW"), 0);
+  EXPECT_EQ(op::packedKernelBlock("OIHW0o"), 0);
+  EXPECT_EQ(op::packedKernelBlock("OIHWxo"), 0);
+  // The last dimension must be the block, the rank 5, groups 1.
+  std::string msg = deduceError("nn.conv2d", {tensor({1, 8, 14, 14}), tensor({2, 8, 3, 3, 8})}, a);
+  EXPECT_NE(msg.find("block 16"), std::string::npos) << msg;
+  msg = deduceError("nn.conv2d", {tensor({1, 8, 14, 14}), tensor({32, 8, 3, 3})}, a);
+  EXPECT_NE(msg.find("rank 5"), std::string::npos) << msg;
+  msg = deduceError("nn.conv2d", {tensor({1, 8, 14, 14}), tensor({2, 4, 3, 3, 16})},
+                    a.with("groups", int64_t(2)));
+  EXPECT_NE(msg.find("groups = 1"), std::string::npos) << msg;
+  msg = deduceError("nn.conv2d", {tensor({1, 8, 14, 14}), tensor({2, 8, 3, 3, 16})},
+                    a.with("kernel_layout", std::string("HWIO")));
+  EXPECT_NE(msg.find("OIHW<b>o"), std::string::npos) << msg;
+}
+
 TEST(OpConv, Conv2dTranspose) {
   // (8 - 1) * 2 - 2 + 1 * (3 - 1) + 1 + 1 = 16.
   EXPECT_TRUE(hasShape(deduce("nn.conv2d_transpose", {tensor({1, 4, 8, 8}), tensor({4, 2, 3, 3})},

@@ -285,6 +285,54 @@ TEST(Topi, Conv2dWideFormWithSymbolicImageAtSeveralSizes) {
   }
 }
 
+TEST(Topi, Conv2dBlockedMatchesTheOIHWConvolutionWithItsWeightPacked) {
+  // Weight packed [O / b, C, KH, KW, b] (output channels innermost): the
+  // same values as the OIHW convolution, with stride, padding, dilation
+  // and a 1x1 kernel, against the hand-written loops.
+  struct Variant {
+    int64_t C, O, K, b, sh, sw, pt, pl, pb, pr, dh, dw;
+  };
+  const Variant variants[] = {
+      {3, 8, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1}, // 3x3, padding 1
+      {4, 6, 3, 3, 2, 1, 1, 0, 2, 1, 1, 2}, // strides, asymmetric padding, dilation
+      {5, 8, 1, 8, 2, 2, 0, 0, 0, 0, 1, 1}, // pointwise, stride 2
+  };
+  unsigned seed = 60;
+  for (const Variant& v : variants) {
+    SCOPED_TRACE("C=" + std::to_string(v.C) + " O=" + std::to_string(v.O) +
+                 " K=" + std::to_string(v.K) + " b=" + std::to_string(v.b));
+    auto X = placeholder(dims({2, v.C, 7, 6}), f32, "X");
+    auto Wp = placeholder(dims({v.O / v.b, v.C, v.K, v.K, v.b}), f32, "W");
+    topi::Conv2dParams p;
+    p.strides = {v.sh, v.sw};
+    p.padding = {v.pt, v.pl, v.pb, v.pr};
+    p.dilation = {v.dh, v.dw};
+    auto Y = topi::conv2dBlocked(X, Wp, p);
+    auto x = randomTensor({2, v.C, 7, 6}, seed++), w = randomTensor({v.O, v.C, v.K, v.K}, seed++);
+    unity::Tensor wp(f32, {v.O / v.b, v.C, v.K, v.K, v.b});
+    int64_t taps = v.C * v.K * v.K;
+    for (int64_t o = 0; o < v.O; ++o)
+      for (int64_t t = 0; t < taps; ++t)
+        wp.mutableDataAs<float>()[((o / v.b) * taps + t) * v.b + o % v.b] =
+            w.dataAs<float>()[o * taps + t];
+    auto want = refConv2d(x, w, v.sh, v.sw, v.pt, v.pl, v.pb, v.pr, v.dh, v.dw, 1);
+    ASSERT_TRUE(isConstInt(Y.shape()[1], v.O));
+    ASSERT_TRUE(isConstInt(Y.shape()[3], want.shape()[3]));
+    EXPECT_TRUE(allClose(run({X, Wp, Y}, {x, wp}, want.shape()), want));
+  }
+  // Refused: groups, an OIHW weight, a block that is not a constant.
+  auto X = placeholder(dims({1, 4, 5, 5}), f32, "X");
+  topi::Conv2dParams grouped;
+  grouped.groups = 2;
+  EXPECT_THROW(topi::conv2dBlocked(X, placeholder(dims({1, 2, 3, 3, 4}), f32, "W"), grouped),
+               Error);
+  EXPECT_THROW(topi::conv2dBlocked(X, placeholder(dims({4, 4, 3, 3}), f32, "W")), Error);
+  EXPECT_THROW(
+      topi::conv2dBlocked(
+          X, placeholder({intImm(1), intImm(4), intImm(3), intImm(3), primVar("b")}, f32, "W")),
+      Error);
+}
+
 TEST(Topi, Conv1d) {
   auto X = placeholder(dims({2, 3, 9}), f32, "X");
   auto W = placeholder(dims({4, 3, 3}), f32, "W");
