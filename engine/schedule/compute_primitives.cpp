@@ -28,7 +28,9 @@
 // (w's domain no wider than a: the wide convolution's `y * Wq + x`) walks
 // the written range's positions p with one loop, v = (p - c) / a and
 // w = (p - c) % a, predicated to w's domain: its reads are exactly the
-// written range, so StorageRewrite can shrink the buffer to it. reverseComputeInline(C) folds C's
+// written range, so StorageRewrite can shrink the buffer to it. A blocked
+// pair, v / B in one dimension and v % B in another, inverts when the block
+// dimension is written whole: v covers B times the outer range. reverseComputeInline(C) folds C's
 // expression into the store of its producer. cacheRead/cacheWrite add a copy block and a new buffer
 // (an Allocate around the two nests, so StorageRewrite can shrink it after a later computeAt).
 #include <algorithm>
@@ -692,18 +694,54 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   arith::Analyzer ctx = loopContext(mv.loop.ancestors, f.get());
   std::vector<std::optional<IterPlan>> plan(blk->iters.size());
   std::vector<PrimExpr> conds;
+  // v / B in one dimension and v % B in another (a layout blocked by B: the
+  // blocked convolution's [n, o / b, y, x, o % b]): the iterator v of that
+  // pair, and B.
+  auto divMod = [&](const PrimExpr& e, NodeKind kind) -> std::optional<std::pair<size_t, int64_t>> {
+    auto* m = as<BinaryExpr>(e);
+    auto B = m && m->op() == kind ? asConstInt(m->b) : std::nullopt;
+    for (size_t k = 0; B && *B > 0 && k < blk->iters.size(); ++k)
+      if (m->a.get() == blk->iters[k].var.get())
+        return std::pair<size_t, int64_t>{k, *B};
+    return std::nullopt;
+  };
+  auto partnerOf = [&](size_t d, NodeKind kind) {
+    auto dm =
+        divMod((*idx)[d], kind == NodeKind::FloorDiv ? NodeKind::FloorMod : NodeKind::FloorDiv);
+    for (size_t e = 0; dm && e < idx->size(); ++e)
+      if (e != d && divMod((*idx)[e], kind) == dm)
+        return static_cast<int>(e);
+    return -1;
+  };
   for (size_t d = 0; d < idx->size(); ++d) {
     const PrimExpr &lo = (*region)[d].min, &ext = (*region)[d].extent;
     PrimExpr hi = arith::simplify(lo + ext);
-    auto aff = affineIn((*idx)[d], blk->iters);
-    if (!aff)
-      fail("it reads '" + buf->name + "' in dimension " + std::to_string(d) +
-           " at an index that is not affine in its iterators");
     auto busy = [&](size_t k) {
       if (plan[k])
         fail("its iterator '" + blk->iters[k].var->name + "' indexes several dimensions of '" +
              buf->name + "'");
     };
+    // The block dimension (v % B) must be written whole in one iteration;
+    // v then runs over B times the outer dimension's (v / B) range.
+    if (auto dm = divMod((*idx)[d], NodeKind::FloorMod);
+        dm && partnerOf(d, NodeKind::FloorDiv) >= 0) {
+      if (!isConstInt(lo, 0) || !isConstInt(ext, dm->second))
+        fail("it reads '" + buf->name + "' in dimension " + std::to_string(d) + " at '" +
+             blk->iters[dm->first].var->name + " % " + std::to_string(dm->second) +
+             "', of which one iteration of the loop writes only a part");
+      continue;
+    }
+    if (auto dm = divMod((*idx)[d], NodeKind::FloorDiv);
+        dm && partnerOf(d, NodeKind::FloorMod) >= 0) {
+      busy(dm->first);
+      PrimExpr B = makeConst(lo->dtype, dm->second);
+      plan[dm->first] = IterPlan{arith::simplify(lo * B), arith::simplify(ext * B)};
+      continue;
+    }
+    auto aff = affineIn((*idx)[d], blk->iters);
+    if (!aff)
+      fail("it reads '" + buf->name + "' in dimension " + std::to_string(d) +
+           " at an index that is not affine in its iterators");
     auto& t = aff->terms;
     if (t.empty()) {
       conds.push_back(ge((*idx)[d], lo));

@@ -205,6 +205,58 @@ TEST(ComputePrimitives, ReverseComputeAtOverAFlattenedIndex) {
   expectReplays(f, s);
 }
 
+TEST(ComputePrimitives, ReverseComputeAtOverABlockedLayout) {
+  // Wb[ob, p, oi] = sum_r A[r, p] * (ob * 4 + oi) (channels blocked by 4,
+  // the block innermost) and O[o, p] = Wb[o / 4, p, o % 4] + 1 in the plain
+  // layout (the blocked convolution's copy back to NCHW). Under Wb's loop
+  // over ob, one iteration writes a whole block, so O covers channels
+  // ob * 4 .. ob * 4 + 3; under p only part of each block would be written
+  // per iteration of a loop over oi split off it, which is refused.
+  auto A = te::placeholder({intImm(3), intImm(5)}, DataType::Float32(), "A");
+  auto r = te::reduceAxis(intImm(3), "r");
+  auto Wb = te::compute(
+      {intImm(2), intImm(5), intImm(4)},
+      [&](const std::vector<PrimExpr>& i) {
+        return te::sum(A({r.var, i[1]}) * cast(DataType::Float32(), i[0] * intImm(4) + i[2]), {r});
+      },
+      "Wb");
+  auto O = te::compute(
+      {intImm(8), intImm(5)},
+      [&](const std::vector<PrimExpr>& i) {
+        return Wb({floordiv(i[0], intImm(4)), i[1], floormod(i[0], intImm(4))}) + floatImm(1.0);
+      },
+      "O");
+  auto f = te::createPrimFunc({A, O});
+  auto a = randomTensor({3, 5}, 8);
+  unity::Tensor want(DataType::Float32(), {8, 5});
+  for (int o = 0; o < 8; ++o)
+    for (int p = 0; p < 5; ++p) {
+      double acc = 0;
+      for (int k = 0; k < 3; ++k)
+        acc += a.getDouble(k * 5 + p) * o;
+      want.setDouble(o * 5 + p, acc + 1);
+    }
+  Schedule s(f);
+  auto l = s.getLoops(s.getBlock("Wb"));
+  s.reverseComputeAt(s.getBlock("O"), l[0]);
+  auto ol = s.getLoops(s.getBlock("O"));
+  ASSERT_EQ(ol.size(), 3u);
+  EXPECT_EQ(ol[0].var.get(), l[0].var.get());
+  EXPECT_EQ(extents(s, ol), (std::vector<int64_t>{2, 4, 5}));
+  EXPECT_FALSE(s.block(s.getBlock("O"))->predicate.defined());
+  EXPECT_TRUE(close(run(s.func(), {a}, {8, 5}), want));
+  EXPECT_TRUE(close(buildAndRun(s.func(), {a}), want));
+  expectReplays(f, s);
+
+  Schedule t(f);
+  auto tl = t.getLoops(t.getBlock("Wb"));
+  auto oi = t.split(tl[2], {2, 2});
+  t.reorder({tl[0], oi[0], tl[1], tl[3], oi[1]});
+  std::string err = refusal(t, [&] { t.reverseComputeAt(t.getBlock("O"), oi[0]); });
+  EXPECT_TRUE(has(err, "o % 4") || has(err, "% 4")) << err;
+  EXPECT_TRUE(has(err, "only a part")) << err;
+}
+
 TEST(ComputePrimitives, ComputeAtComputesTheRowsATileReads) {
   // T = A * 2 feeds C = T x B; T moves under C's row tile: 4 rows of T
   // per tile instead of all of them up front.
