@@ -1,7 +1,7 @@
 // The design space over SchedulePolicy knobs (see space.h). Index 0 of every
 // dimension is "keep the base policy's value" (null in decisions), so the
 // all-zero point is exactly the default schedule, including the knobs whose
-// base value is a preference list (tile_rows {8, 6, 4, 3, 2, 1}) rather
+// base value is a preference list (tile_rows {14, 8, 7, 6, 4, 3, 2, 1}) rather
 // than one value. Every other value patches one or more knobs.
 #include "tuner/space.h"
 
@@ -33,6 +33,8 @@ json patch(const std::string& dim, const json& v) {
       return {{"reduce_split_above", 0}};
     return {{"reduce_split_above", 1}, {"reduce_tile_candidates", std::vector<int>{k}}};
   }
+  if (dim == "reduce_slice")
+    return {{"reduce_slice_bytes", v}};
   if (dim == "parallel_chunks")
     return {{"parallel_chunks_per_core", v}};
   if (dim == "split_factor")
@@ -65,6 +67,8 @@ DesignSpace::DesignSpace(target::SchedulePolicy base) : base_(std::move(base)) {
   dims_.push_back(dim("tile_vectors", {1, 2, 3, 4, 6, 8}));
   dims_.push_back(dim("accumulators", {16, 24, 28, 32}));
   dims_.push_back(dim("reduce_tile", {0, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512}));
+  // The channel slice a packed convolution weight is cut into (bytes).
+  dims_.push_back(dim("reduce_slice", {4096, 8192, 32768, 65536, 262144}));
   if (base_.parallelize && base_.cores > 1)
     dims_.push_back(dim("parallel_chunks", {1, 2, 4, 8, 16, 32}));
   dims_.push_back(dim("split_factor", {16, 32, 64, 128, 256}));

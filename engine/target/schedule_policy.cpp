@@ -59,6 +59,7 @@ const std::vector<Knob>& knobs() {
       knob("min_flat_row_width", &SchedulePolicy::minFlatRowWidth),
       knob("reduce_split_above", &SchedulePolicy::reduceSplitAbove),
       knob("reduce_tile_candidates", &SchedulePolicy::reduceTileCandidates),
+      knob("reduce_slice_bytes", &SchedulePolicy::reduceSliceBytes),
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
@@ -83,6 +84,8 @@ SchedulePolicy SchedulePolicy::forMachine(const MachineModel& m) {
   p.accumulatorRegisters = std::max(1, m.vectorRegisters * 3 / 4);
   if (!p.vectorize)
     p.tileRows = {4, 2, 1};
+  if (m.l1dBytes > 0)
+    p.reduceSliceBytes = std::max(4 * 1024, m.l1dBytes / 2);
   if (m.l1dBytes == 0 && m.l2Bytes == 0) {
     p.reduceSplitAbove = 0;
     p.packReusedInput = false;
@@ -122,7 +125,8 @@ SchedulePolicy SchedulePolicy::withJSON(const std::string& text) const {
   }
   if (p.cores < 1 || p.parallelChunksPerCore < 1 || p.vectorLanes < 1 || p.maxTileVectors < 1 ||
       p.accumulatorRegisters < 1 || p.splitAbove < 0 || p.splitFactor < 1 ||
-      p.reduceSplitAbove < 0 || p.maxUnrolledTaps < 0 || p.packMinReuse < 0)
+      p.reduceSplitAbove < 0 || p.reduceSliceBytes < 1 || p.maxUnrolledTaps < 0 ||
+      p.packMinReuse < 0)
     throw Error("schedule policy: counts must be positive (cores, lanes, registers, factors) "
                 "and thresholds non-negative: " +
                 p.toJSON());

@@ -1,6 +1,7 @@
 // The list of built-in passes and pipelines. One entry per pass: adding a
 // pass to the engine means writing it and listing it here.
 #include "engine/ir/arith.h"
+#include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/default_schedule.h"
 #include "engine/transform/fold_constant.h"
 #include "engine/transform/fuse_ops.h"
@@ -49,6 +50,10 @@ void registerBuiltinPasses() {
   registerPass({"CanonicalizeBindings", PassLevel::Graph,
                 "remove variable aliases and fold items of literal tuples",
                 canonicalizeBindingsPass});
+  registerPass({"AlterConvLayout", PassLevel::Graph,
+                "pack constant conv2d weights with output channels innermost (OIHW<b>o) where "
+                "that form is faster on the target",
+                alterConvLayoutPass});
   registerPass({"LegalizeOps", PassLevel::Graph,
                 "lower every operator call to call_tir of a generated tensor function",
                 legalizePass});
@@ -96,28 +101,15 @@ void registerBuiltinPasses() {
                 "dimensions, assert every other dimension",
                 [] { return tensorPass("MakePackedAPI", 0, makePackedAPI); }});
 
-  registerPipeline({"default",
-                    "the default lowering for the llvm target",
-                    {"Normalize",
-                     "FoldConstant",
-                     "CanonicalizeBindings",
-                     "DeadCodeElimination",
-                     "LegalizeOps",
-                     "AnnotateOpPattern",
-                     "FuseOps",
-                     "FuseTIR",
-                     "DeadCodeElimination",
-                     "DefaultSchedule",
-                     "LowerBlocks",
-                     "Simplify",
-                     "PartitionLoops",
-                     "StorageRewrite",
-                     "FlattenBuffers",
-                     "LowerIntrinsics",
-                     "UnrollLoops",
-                     "VectorizeLoops",
-                     "MakePackedAPI",
-                     "LowerToExecutor"}});
+  registerPipeline(
+      {"default",
+       "the default lowering for the llvm target",
+       {"Normalize",       "FoldConstant",        "CanonicalizeBindings", "DeadCodeElimination",
+        "AlterConvLayout", "LegalizeOps",         "AnnotateOpPattern",    "FuseOps",
+        "FuseTIR",         "DeadCodeElimination", "DefaultSchedule",      "LowerBlocks",
+        "Simplify",        "PartitionLoops",      "StorageRewrite",       "FlattenBuffers",
+        "LowerIntrinsics", "UnrollLoops",         "VectorizeLoops",       "MakePackedAPI",
+        "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

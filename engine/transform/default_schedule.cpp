@@ -28,7 +28,7 @@
 //      one vector load of that input serves U unrolled rows. The tile is
 //      V positions along x in whole vectors of [vectorLanes] (1-4
 //      [maxTileVectors] vectors dividing x, or all of a short x) by U rows
-//      along u (8, 6, 4, 3, 2 [tileRows] dividing u), at most
+//      along u (14, 8, 7, 6, 4, 3, 2 [tileRows] dividing u), at most
 //      [accumulatorRegisters] accumulators (24 of AVX-512's 32 registers of
 //      16 lanes; 12 of AVX2's 16 registers of 8 lanes): the most
 //      accumulators wins, then the fewest loads per reduce step
@@ -71,7 +71,18 @@
 //      [other spatial] x_o | x_i | taps instead, x_i vectorized and the
 //      taps unrolled: each vector of outputs sums all its taps in
 //      registers and is stored once.
-//      Convolutions reach this rule in topi's "wide" form (topi_nn.cpp):
+//      A convolution whose weight AlterConvLayout packed with output
+//      channels innermost (topi::conv2dBlocked) is stored blocked,
+//      [n, o / b, y, x, o % b]: x = the b output channels (whole vectors),
+//      u = the output column x (7 or 14 of them unrolled for images 7, 14,
+//      28, 56 wide), each broadcasting one input value per tap. Its packed
+//      weight is read along x but does not depend on the output rows: with
+//      several reduce loops the channel loop is cut so that one slice of
+//      the weight (channels x taps x b floats, at most [reduceSliceBytes],
+//      half of L1) serves every row tile from L1, the slice loop moved out
+//      of the row loop (hoistPoint). The copy back to NCHW is the
+//      epilogue of rule 3, one block of b channels at a time.
+//      Convolutions reach this rule otherwise in topi's "wide" form (topi_nn.cpp):
 //      the padded image flattened per channel, so x runs over flat
 //      positions y * Wp + x' and splits into whole vectors whatever the
 //      width (14, 28, 56); a direct NCHW convolution of width 14 would
@@ -478,6 +489,51 @@ void packReused(Schedule& s, const BlockRV& rv, const std::string& buffer, int64
   s = attempt;
 }
 
+/// The number of leading loops of `outer` (a tile's loops outside its
+/// reduction, outermost first) that the tile's reused input depends on:
+/// the parameter loads along the x loop (`x`: its index in `loops`) that
+/// some outer loop does not feed. A reduction slice moved to this position
+/// serves all the tiles of the loops after it. outer.size() when there is
+/// no such input.
+size_t hoistPoint(const Schedule& s, const BlockRV& rv, const std::vector<LoopRV>& outer, int x,
+                  const std::vector<OwnLoop>& loops) {
+  auto blk = s.block(rv);
+  auto* st = as<BufferStore>(blk->body);
+  auto itersOf = [&](const PrimVar* loopVar) {
+    std::vector<const PrimVar*> vs;
+    for (size_t i = 0; i < blk->iters.size(); ++i)
+      if (schedule::detail::usesVar(blk->bindings[i], loopVar))
+        vs.push_back(blk->iters[i].var.get());
+    return vs;
+  };
+  auto xs = itersOf(loops[x].f->var.get());
+  size_t best = outer.size();
+  walkPrimExpr(st->value, [&](const PrimExpr& e) {
+    auto* l = as<BufferLoad>(e);
+    if (!l || l->buffer.get() == st->buffer.get() || !isParam(s.func(), l->buffer.get()))
+      return;
+    auto uses = [&](const std::vector<const PrimVar*>& vs) {
+      for (auto& idx : l->indices)
+        if (schedule::detail::usesAnyVar(idx, vs))
+          return true;
+      return false;
+    };
+    if (!uses(xs))
+      return;
+    size_t last = 0;
+    bool skipsOne = false;
+    for (size_t k = 0; k < outer.size(); ++k) {
+      if (uses(itersOf(s.loop(outer[k])->var.get())))
+        last = k + 1;
+      else
+        skipsOne = true;
+    }
+    if (skipsOne && last < outer.size())
+      best = std::min(best, last);
+  });
+  return best;
+}
+
 /// Loops that an earlier symbolic-extent split (splitOffTail) already made
 /// the outer halves of x and u: they take the places of x_o and u_o.
 struct TileHints {
@@ -685,6 +741,32 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
       s.reorder({parts[0], uo});
       r = parts[0];
       outer.pop_back(); // u_o is now inside r_o
+    }
+  } else if (red.size() > 1 && p.reduceSplitAbove > 0 && !hints.xo.var && !hints.uo.var) {
+    // Several reduce loops (a convolution's channels and taps) whose
+    // reused input (the one read along x: a packed weight) does not depend
+    // on some outer tile loops (the output rows): every tile of those
+    // loops reads the whole K x V slice again, which for a deep layer
+    // (512 channels x 9 taps x 32 lanes: 590 KB) does not stay in L2. The
+    // channel loop is cut so one slice (Kt x taps x V floats, at most
+    // [reduceSliceBytes], in L1) serves all those tiles: its outer part
+    // moves out of them.
+    size_t keep = hoistPoint(s, rv, outer, x, loops);
+    int64_t steps = 1;
+    for (size_t k = 1; k < red.size(); ++k)
+      steps *= std::max<int64_t>(1, constExtent(s.loop(red[k])));
+    int64_t bytes = steps * V * 4;
+    int64_t kt = std::min<int64_t>(er - 1, p.reduceSliceBytes / bytes);
+    while (kt > 1 && er % kt != 0)
+      --kt;
+    if (keep < outer.size() && er * bytes > p.reduceSliceBytes && kt > 1 &&
+        !(p.parallelize && p.cores > 1 && keep == 0)) {
+      auto parts = s.split(r, {-1, kt});
+      std::vector<LoopRV> moved{parts[0]};
+      moved.insert(moved.end(), outer.begin() + keep, outer.end());
+      s.reorder(moved);
+      r = parts[0];
+      outer.resize(keep);
     }
   }
   BlockRV init = s.decomposeReduction(rv, r);

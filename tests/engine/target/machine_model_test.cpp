@@ -256,7 +256,8 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
         "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
         "keep_padding_producers", "fuse_epilogues", "flat_epilogue_min_reduction"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
-  for (std::string key : {"pack_reused_input", "pack_min_reuse", "pack_in_tile_loop"})
+  for (std::string key :
+       {"pack_reused_input", "pack_min_reuse", "pack_in_tile_loop", "reduce_slice_bytes"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
 }
 

@@ -1,0 +1,44 @@
+#pragma once
+// AlterConvLayout: 2-D convolutions whose weight is a constant get it
+// packed at compile time with output channels innermost, in blocks of b
+// (kernel layout "OIHW<b>o": [O / b, I, KH, KW, b]), where that form is the
+// faster one on the function's target. LegalizeOps then writes them with
+// topi::conv2dBlocked: the default schedule's register tile puts its vector
+// lanes along output channels (b of them, whole vectors) and unrolls output
+// columns, each broadcasting one input value — oneDNN's nChw16c direct
+// convolution, but with NCHW data in and out. No lane is wasted whatever
+// the image width, where the "wide" form (topi_nn.cpp) computes and drops
+// the padded columns of every row (a 7x7 image: 49 of 64 lanes kept).
+//
+// A convolution is rewritten when (see alterConvLayoutChoice):
+//  - data NCHW, kernel OIHW, groups 1, float32, the weight a constant, the
+//    channel, kernel and image sizes constants (a symbolic image keeps the
+//    symbolic wide form, built for it);
+//  - the target vectorizes (lanes >= 4) and O is a multiple of the lanes;
+//    b = 2 * lanes when O is a multiple of that (two vectors of output
+//    channels per broadcast), else the lanes;
+//  - at least 16 input channels and 64 products per output (C * KH * KW):
+//    the RGB stem (3 channels) and 1x1 kernels over fewer than 64 channels
+//    keep the wide form, which measured faster there;
+//  - not a stride-1 convolution over an image at least 56 wide, where the
+//    wide form wastes few lanes (56 of 58) and measured faster.
+// Figures: docs/benchmarks.md, "Convolutions: output channels as lanes".
+// The PassContext config "relax.alter_conv_layout" = false turns it off.
+#include <cstdint>
+
+#include "engine/target/schedule_policy.h"
+#include "engine/transform/pass.h"
+
+namespace unity::transform {
+
+/// The channel block b for a convolution of C input and O output channels,
+/// a KH x KW kernel with stride `stride` (rows, columns) and an output
+/// `OW` wide under `policy`; 0 to keep the OIHW layout.
+int64_t alterConvLayoutChoice(int64_t C, int64_t O, int64_t KH, int64_t KW, int64_t strideH,
+                              int64_t strideW, int64_t OW, const target::SchedulePolicy& policy);
+
+/// The pass over every graph function of m (see the file comment).
+ir::IRModule alterConvLayout(const ir::IRModule& m, const ir::Attrs& config = {});
+PassRef alterConvLayoutPass();
+
+} // namespace unity::transform

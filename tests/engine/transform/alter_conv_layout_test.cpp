@@ -1,0 +1,175 @@
+// AlterConvLayout: which convolutions get their constant weight packed with
+// output channels innermost (kernel_layout OIHW<b>o), per target, and that
+// the packed build computes what the OIHW build computes.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/build.h"
+#include "engine/ir/functor.h"
+#include "engine/target/machine_model.h"
+#include "engine/text/parser.h"
+#include "engine/transform/alter_conv_layout.h"
+#include "engine/transform/default_schedule.h"
+#include "engine/transform/normalize.h"
+
+using namespace unity;
+using namespace unity::ir;
+
+namespace {
+
+unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
+  unity::Tensor t(DataType::Float32(), std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.mutableDataAs<float>()[i] = d(rng);
+  return t;
+}
+
+/// Replaces the parameter `w` of main by the constant `value`.
+struct BindWeight : ExprMutator {
+  const VarNode* w;
+  Expr value;
+  Expr visitVar(const VarNode* op, const Expr& self) override {
+    return op == w ? value : ExprMutator::visitVar(op, self);
+  }
+};
+
+/// main(x) = relu(conv2d(x, W) + 1) with W a constant of `wshape`, after
+/// `conv` attributes (text, e.g. `padding=[1, 1, 1, 1]`), under `target`.
+IRModule convModule(std::vector<int64_t> xshape, std::vector<int64_t> wshape,
+                    const std::string& attrs, const std::string& target = "") {
+  auto dimsOf = [](const std::vector<int64_t>& s) {
+    std::string out;
+    for (auto d : s)
+      out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return out;
+  };
+  std::string text = "@R.function\ndef main(x: R.Tensor((" + dimsOf(xshape) +
+                     "), \"float32\"), w: R.Tensor((" + dimsOf(wshape) +
+                     "), \"float32\")):\n    with R.dataflow():\n        c = R.nn.conv2d(x, w" +
+                     (attrs.empty() ? "" : ", " + attrs) +
+                     ")\n        d = R.nn.relu(R.add(c, R.const(1.0, \"float32\")))\n"
+                     "        R.output(d)\n    return d\n";
+  IRModule m = transform::normalize(text::parseModule(text));
+  auto* fn = as<Function>(m->lookup("main"));
+  BindWeight bind;
+  bind.w = fn->params[1].get();
+  bind.value = make<Constant>(randomTensor(wshape, 7));
+  Expr body = bind.mutate(fn->body);
+  BaseFunc f = make<Function>(std::vector<Var>{fn->params[0]}, body, fn->retSInfo, fn->attrs);
+  IRModule out = transform::normalize(makeModule({{"main", f}}));
+  return target.empty() ? out : withAttrs(out, out->attrs.with("target", target));
+}
+
+/// The kernel_layout of the module's conv2d call ("" when there is none).
+std::string kernelLayout(const IRModule& m) {
+  std::string out;
+  postOrderVisit(as<Function>(m->lookup("main"))->body, [&](const Expr& e) {
+    if (auto* c = as<Call>(e); c && as<OpRef>(c->op) && as<OpRef>(c->op)->name == "nn.conv2d")
+      out = c->attrs.getString("kernel_layout", "OIHW");
+  });
+  return out;
+}
+
+const char* kAvx512 = "llvm -mcpu=skylake-avx512";
+const char* kAvx2 = "llvm -mcpu=haswell";
+
+} // namespace
+
+TEST(AlterConvLayout, PacksByTheTargetsVectorWidth) {
+  auto m = [](const std::string& t) {
+    return convModule({1, 64, 14, 14}, {64, 64, 3, 3}, "padding=[1, 1, 1, 1]", t);
+  };
+  // Two vectors of output channels per block: 32 with AVX-512, 16 with AVX2.
+  EXPECT_EQ(kernelLayout(transform::alterConvLayout(m(kAvx512))), "OIHW32o");
+  EXPECT_EQ(kernelLayout(transform::alterConvLayout(m(kAvx2))), "OIHW16o");
+  // A microcontroller without vectors keeps OIHW.
+  EXPECT_EQ(kernelLayout(
+                transform::alterConvLayout(m("llvm -mtriple=thumbv7em-none-eabi -mcpu=cortex-m7"))),
+            "OIHW");
+  // Turned off by the build's config.
+  Attrs off{{"relax.alter_conv_layout", false}};
+  EXPECT_EQ(kernelLayout(transform::alterConvLayout(m(kAvx512), off)), "OIHW");
+  // The packed weight: [O / 32, I, KH, KW, 32], element (o, i, ky, kx) at
+  // [o / 32, i, ky, kx, o % 32].
+  IRModule plain = m(kAvx512), packed = transform::alterConvLayout(plain);
+  const Constant *before = nullptr, *after = nullptr;
+  for (auto [mod, out] : {std::pair{&plain, &before}, std::pair{&packed, &after}})
+    postOrderVisit(as<Function>((*mod)->lookup("main"))->body, [out = out](const Expr& e) {
+      if (auto* k = as<Constant>(e); k && k->data.ndim() >= 4)
+        *out = k;
+    });
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(after->data.shape(), (std::vector<int64_t>{2, 64, 3, 3, 32}));
+  for (int64_t o : {0, 31, 33, 63})
+    for (int64_t t : {0, 5, 575})
+      EXPECT_EQ(before->data.getDouble(o * 576 + t),
+                after->data.getDouble(((o / 32) * 576 + t) * 32 + o % 32));
+}
+
+TEST(AlterConvLayout, KeepsTheFormsThatMeasuredFasterAndWhatItCannotPack) {
+  auto p = transform::schedulePolicyFor(target::Target::parse(kAvx512));
+  // Deep 3x3 layers, strided and pointwise ones: packed.
+  EXPECT_EQ(transform::alterConvLayoutChoice(512, 512, 3, 3, 1, 1, 7, p), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 128, 3, 3, 2, 2, 28, p), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(960, 160, 1, 1, 1, 1, 7, p), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 144, 3, 3, 1, 1, 14, p), 16); // 144 = 9 x 16
+  // The RGB stem, a thin pointwise layer, a wide stride-1 image, output
+  // channels that are no multiple of the lanes: not.
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 64, 7, 7, 2, 2, 112, p), 0);
+  EXPECT_EQ(transform::alterConvLayoutChoice(24, 144, 1, 1, 1, 1, 28, p), 0);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 64, 3, 3, 1, 1, 56, p), 0);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 24, 3, 3, 1, 1, 14, p), 0);
+  // Grouped convolutions and weights that are not constants stay OIHW.
+  EXPECT_EQ(kernelLayout(transform::alterConvLayout(convModule(
+                {1, 64, 14, 14}, {64, 32, 3, 3}, "padding=[1, 1, 1, 1], groups=2", kAvx512))),
+            "OIHW");
+  IRModule param = transform::normalize(text::parseModule(R"(
+@R.function
+def main(x: R.Tensor((1, 64, 14, 14), "float32"), w: R.Tensor((64, 64, 3, 3), "float32")):
+    with R.dataflow():
+        c = R.nn.conv2d(x, w, padding=[1, 1, 1, 1])
+        R.output(c)
+    return c
+)"));
+  EXPECT_TRUE(sameNode(transform::alterConvLayout(param), param));
+}
+
+TEST(AlterConvLayout, PackedBuildComputesTheSameAsTheOIHWBuild) {
+  // Each case built with and without the pass on this machine, run on the
+  // same input: 3x3 with padding, stride 2, pointwise, dilation.
+  struct Case {
+    std::vector<int64_t> x, w;
+    std::string attrs;
+  };
+  const Case cases[] = {
+      {{1, 32, 9, 7}, {32, 32, 3, 3}, "padding=[1, 1, 1, 1]"},
+      {{2, 16, 12, 12}, {64, 16, 3, 3}, "strides=[2, 2], padding=[1, 0, 1, 1]"},
+      {{1, 96, 7, 7}, {32, 96, 1, 1}, ""},
+      {{1, 64, 10, 10}, {16, 64, 3, 3}, "dilation=[2, 2], padding=[2, 2, 2, 2]"},
+  };
+  unsigned seed = 11;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.attrs);
+    IRModule m = convModule(c.x, c.w, c.attrs);
+    BuildOptions packed, plain;
+    packed.target = plain.target = "llvm -num-cores=1";
+    packed.record = true;
+    plain.disabledPasses = {"AlterConvLayout"};
+    auto rp = build(m, packed), ru = build(m, plain);
+    // The pass ran and changed the module (the host vectorizes: lanes >= 4).
+    bool rewritten = false;
+    for (auto& r : rp.records)
+      rewritten = rewritten || (r.name == "AlterConvLayout" && r.changed);
+    EXPECT_TRUE(rewritten);
+    auto x = randomTensor(c.x, seed++);
+    auto a = rp.executable->runTensors({x}).at(0), b = ru.executable->runTensors({x}).at(0);
+    ASSERT_EQ(a.shape(), b.shape());
+    double worst = 0;
+    for (int64_t i = 0; i < a.numel(); ++i)
+      worst = std::max(worst, std::abs(a.getDouble(i) - b.getDouble(i)));
+    EXPECT_LT(worst, 1e-4);
+  }
+}
