@@ -37,6 +37,9 @@
 // k3/2") contains one of the strings.
 //                      [--policy JSON]   (schedule policy knobs for unity's kernels,
 //                                         e.g. '{"pack_reused_input": false}')
+//                      [--conv-form auto|wide]   auto: each conv row in the form a model
+//                                         build gives it (AlterConvLayout: weight packed
+//                                         OIHW<b>o, shown as "[32o]"); wide: never packed
 #include <cblas.h>
 #include <omp.h>
 
@@ -61,7 +64,9 @@
 #include "engine/te/topi.h"
 #include "engine/te/workloads.h"
 #include "engine/text/parser.h"
+#include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/call_tir.h"
+#include "engine/transform/default_schedule.h"
 #include "naive_kernels.h"
 #include "tuner/apply_database.h"
 #include "tuner/features.h"
@@ -90,6 +95,7 @@ double gTuneSeconds = 0;                  // --tune-seconds: time budget per ker
 std::string gCurves;                      // --curves: folder of tuning-curve CSVs
 std::vector<std::string> gRows;           // --rows: only rows whose label has one of these
 std::string gPolicy;                      // --policy: schedule policy knobs (JSON)
+std::string gConvForm = "auto";           // --conv-form auto|wide
 
 /// Best time of fn in seconds: one warm-up, then at least 3 runs and more
 /// until ~budget seconds (at most 200).
@@ -350,16 +356,41 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   p.padding = {s.k / 2, s.k / 2, s.k / 2, s.k / 2};
   p.strides = {s.stride, s.stride};
   p.groups = s.groups;
-  auto Y = te::topi::conv2d(X, W, p, "conv");
-  auto fn = te::createPrimFunc({X, W, Y});
+  // The form a model build gives this layer (AlterConvLayout: its weight
+  // packed with output channels innermost, at compile time) unless
+  // --conv-form wide; the packed weight is made here, outside the timing,
+  // as oneDNN's weights are reordered outside it.
+  int64_t blk = 0;
+  if (gConvForm != "wide" && s.groups == 1) {
+    auto policy = transform::schedulePolicyFor(
+        target::Target::parse("llvm -num-cores=" + std::to_string(threads)));
+    if (!gPolicy.empty())
+      policy = policy.withJSON(gPolicy);
+    blk = transform::alterConvLayoutChoice(s.c, s.f, s.k, s.k, s.stride, s.stride, s.out(), policy);
+  }
+  auto WB = te::placeholder({intImm(s.f / std::max<int64_t>(blk, 1)), intImm(cg), intImm(s.k),
+                             intImm(s.k), intImm(std::max<int64_t>(blk, 1))},
+                            DataType::Float32(), "W");
+  auto Y = blk ? te::topi::conv2dBlocked(X, WB, p, "conv") : te::topi::conv2d(X, W, p, "conv");
+  auto fn = te::createPrimFunc({X, blk ? WB : W, Y});
   auto curve = tuneKernel(fn, threads, convLabel(s));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, true);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
+  unity::Tensor wpk = w;
+  if (blk) {
+    wpk = unity::Tensor(DataType::Float32(), {s.f / blk, cg, s.k, s.k, blk});
+    float* d = wpk.mutableDataAs<float>();
+    const float* src = w.dataAs<float>();
+    int64_t taps = cg * s.k * s.k;
+    for (int64_t o = 0; o < s.f; ++o)
+      for (int64_t t = 0; t < taps; ++t)
+        d[((o / blk) * taps + t) * blk + o % blk] = src[o * taps + t];
+  }
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
   double flops = 2.0 * s.f * o * o * cg * s.k * s.k;
   unity::Tensor out;
-  double tOurs = bestTime([&] { out = exe->runTensors({x, w})[0]; }, budget);
+  double tOurs = bestTime([&] { out = exe->runTensors({x, wpk})[0]; }, budget);
   double tDnnl = onednnConv(s, x.dataAs<float>(), w.dataAs<float>(), y.data(), budget);
   // The naive loop exists for the ResNet 3x3 stride-1 layers only.
   char naive[16] = "       -";
@@ -383,6 +414,8 @@ void benchConv(const ConvShape& s, int threads, double budget) {
     if (s.groups != 1)
       kind += s.groups == s.c ? " dw" : " g" + std::to_string(s.groups);
   }
+  if (blk)
+    kind += " [" + std::to_string(blk) + "o]"; // packed weight, lanes along output channels
   writeCurve(fileName("conv_" + std::string(name) + kind + "_t" + std::to_string(threads)), curve,
              flops, flops / tDnnl * 1e-9);
   double peak = gPeak[threads];
@@ -514,6 +547,12 @@ int main(int argc, char** argv) {
       gCurves = argv[++i];
     } else if (!std::strcmp(argv[i], "--policy") && i + 1 < argc) {
       gPolicy = argv[++i];
+    } else if (!std::strcmp(argv[i], "--conv-form") && i + 1 < argc) {
+      gConvForm = argv[++i];
+      if (gConvForm != "auto" && gConvForm != "wide") {
+        std::fprintf(stderr, "--conv-form: auto or wide, got '%s'\n", gConvForm.c_str());
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -523,7 +562,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples|epilogue] "
-                   "[--mattr F] [--disable-passes a,b] [--policy JSON] [--db FILE.db] [--tune N] "
+                   "[--mattr F] [--disable-passes a,b] [--policy JSON] [--conv-form auto|wide] "
+                   "[--db FILE.db] [--tune N] "
                    "[--tune-seconds S] [--curves DIR] [--rows 'matmul 1024x,conv 64x56']\n",
                    argv[0]);
       return 2;

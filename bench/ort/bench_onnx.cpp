@@ -58,7 +58,7 @@ Errors compare(const unity::Tensor& got, const unity::Tensor& want, const std::s
 int run(int argc, char** argv) {
   CLI::App app{"Import, build and time an ONNX model with unity (JSON on stdout)"};
   std::string model, outputDir;
-  std::vector<std::string> inputs, references, dims;
+  std::vector<std::string> inputs, references, dims, disabled;
   int threads = 1, repeat = 20, top = 0;
   bool profile = false;
   app.add_option("MODEL", model, ".onnx file")->required()->check(CLI::ExistingFile);
@@ -74,6 +74,9 @@ int run(int argc, char** argv) {
   app.add_option("--db", db,
                  "tuning database (lowerscope-cli tune): build with its best schedules");
   app.add_option("--output-dir", outputDir, "write our outputs as output_K.npy");
+  app.add_option("--disable-passes", disabled,
+                 "passes left out of the pipeline (e.g. AlterConvLayout), for before/after runs")
+      ->delimiter(',');
   app.add_flag("--profile", profile, "time every kernel call and report the top ones");
   app.add_option("--top", top, "kernels listed by --profile (0: all)");
   CLI11_PARSE(app, argc, argv);
@@ -99,6 +102,9 @@ int run(int argc, char** argv) {
   unity::BuildOptions o;
   o.target = fmt::format("llvm -num-cores={}", threads);
   o.record = false; // the pass history is the GUI's; a deployment build does not keep it
+  o.disabledPasses = disabled;
+  if (!disabled.empty())
+    j["disabled_passes"] = disabled;
   if (!db.empty()) {
     unity::tuner::registerTunerPasses();
     o.passes = unity::tuner::pipelineWithDatabase();

@@ -11,7 +11,8 @@
 # a Release tree in build/bench-release), BENCH_BIN (a built bench_onnx to use
 # as it is, nothing is built), MODEL_DIR (where generated models
 # and inputs are kept, default build/bench-ort), DB (a tuning database made by
-# `lowerscope-cli tune`: ours is built with its best schedules). Needs python3-onnx and
+# `lowerscope-cli tune`: ours is built with its best schedules), OURS_ARGS (more
+# bench_onnx arguments, e.g. "--disable-passes AlterConvLayout"). Needs python3-onnx and
 # python3-numpy (scripts/install-deps.sh --bench) and node + npm;
 # onnxruntime-node is installed here by `npm install` on the first run
 # (ONNXRUNTIME_NODE_INSTALL=skip: the CPU binaries only, no CUDA download).
@@ -64,9 +65,9 @@ for config in $configs; do
     ref="$models_dir/ref_${model}_t$t"
     ort=$(node "$here/ort_run.mjs" "$onnx" --input "$input" --threads "$t" --repeat "$repeat" \
       --output-dir "$ref")
-    # shellcheck disable=SC2086 # $dim is empty or two words
+    # shellcheck disable=SC2086 # $dim is empty or two words, OURS_ARGS extra words
     ours=$("$bench" "$onnx" --input "$input" --threads "$t" \
-      --repeat "$repeat" --reference "$ref/output_0.npy" $dim ${DB:+--db "$DB"})
+      --repeat "$repeat" --reference "$ref/output_0.npy" $dim ${DB:+--db "$DB"} ${OURS_ARGS:-})
     echo "{\"config\": \"$config\", \"bytes\": $(stat -c %s "$onnx"), \"ours\": $ours, \"ort\": $ort}" >>"$results"
     echo "bench/ort: $config, $t thread(s) done" >&2
   done
