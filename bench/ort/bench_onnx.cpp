@@ -57,7 +57,7 @@ Errors compare(const unity::Tensor& got, const unity::Tensor& want, const std::s
 
 int run(int argc, char** argv) {
   CLI::App app{"Import, build and time an ONNX model with unity (JSON on stdout)"};
-  std::string model, outputDir;
+  std::string model, outputDir, policy;
   std::vector<std::string> inputs, references, dims, disabled;
   int threads = 1, repeat = 20, top = 0;
   bool profile = false;
@@ -77,6 +77,9 @@ int run(int argc, char** argv) {
   app.add_option("--disable-passes", disabled,
                  "passes left out of the pipeline (e.g. AlterConvLayout), for before/after runs")
       ->delimiter(',');
+  app.add_option("--policy", policy,
+                 "schedule policy knobs for the default schedule (JSON, e.g. "
+                 "'{\"reduce_slice_bytes\": 4096}')");
   app.add_flag("--profile", profile, "time every kernel call and report the top ones");
   app.add_option("--top", top, "kernels listed by --profile (0: all)");
   CLI11_PARSE(app, argc, argv);
@@ -103,6 +106,10 @@ int run(int argc, char** argv) {
   o.target = fmt::format("llvm -num-cores={}", threads);
   o.record = false; // the pass history is the GUI's; a deployment build does not keep it
   o.disabledPasses = disabled;
+  if (!policy.empty()) {
+    o.config.set("tir.schedule_policy", policy);
+    j["policy"] = policy;
+  }
   if (!disabled.empty())
     j["disabled_passes"] = disabled;
   if (!db.empty()) {

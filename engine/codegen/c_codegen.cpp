@@ -442,6 +442,10 @@ private:
       return "shapes[" + std::to_string(checkCallingConv(op)) + "]";
     if (op->op == kAssertDimIntrinsic)
       fail("intrinsic 'assert_dim' used as a value; it is a statement (T.evaluate)");
+    if (op->op == kPrefetchIntrinsic) {
+      auto* load = as<BufferLoad>(op->args[0]);
+      return "(__builtin_prefetch(&" + access(load->buffer, load->indices) + ", 0, 3), 0)";
+    }
     if (!findIntrinsic(op->op))
       fail("unknown intrinsic '" + op->op + "'");
     if (op->args.empty())

@@ -769,6 +769,14 @@ private:
       auto* op = as<PrimCall>(e);
       if (op->op == kArgDimIntrinsic || op->op == kAssertDimIntrinsic)
         return emitCallingConv(op);
+      if (op->op == kPrefetchIntrinsic) {
+        // llvm.prefetch(address, read, locality 3 (keep in all levels), data)
+        auto* load = as<BufferLoad>(op->args[0]);
+        llvm::Value* addr = elementAddress(load->buffer, load->indices);
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {addr->getType()},
+                           {addr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+        return llvm::ConstantInt::get(typeOf(op->dtype), 0);
+      }
       std::vector<llvm::Value*> args;
       for (auto& a : op->args) {
         if (a->dtype != op->args[0]->dtype)

@@ -40,6 +40,7 @@ static constexpr std::array kIntrinsics = {
     IntrinsicInfo{"atan2", 2},
     IntrinsicInfo{kArgDimIntrinsic, 2, false},
     IntrinsicInfo{kAssertDimIntrinsic, 3, false},
+    IntrinsicInfo{kPrefetchIntrinsic, 1, false},
 };
 
 const IntrinsicInfo* findIntrinsic(std::string_view name) {

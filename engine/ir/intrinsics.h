@@ -11,6 +11,10 @@
 //                              argument and dimension the check is about.
 //    Both take int64 constants for i and k and may appear only in the
 //    prologue (top-level lets and evaluations before the body).
+//  - prefetch(B[i, ...]): int32 0; a hint to bring the cache line holding
+//    that element of B closer (LLVM's llvm.prefetch, C's __builtin_prefetch;
+//    the interpreter ignores it). Its argument is a BufferLoad whose value
+//    is never read, only its address computed. InjectPrefetch writes it.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +29,7 @@ struct IntrinsicInfo {
 
 inline constexpr const char* kArgDimIntrinsic = "arg_dim";
 inline constexpr const char* kAssertDimIntrinsic = "assert_dim";
+inline constexpr const char* kPrefetchIntrinsic = "prefetch";
 
 /// Null when `name` is not an intrinsic.
 const IntrinsicInfo* findIntrinsic(std::string_view name);

@@ -141,7 +141,10 @@ PrimCall::PrimCall(DataType dtype, std::string op, std::vector<PrimExpr> args)
   require(info != nullptr, "unknown intrinsic '" + this->op + "'");
   require(static_cast<int>(this->args.size()) == info->arity,
           "intrinsic '" + this->op + "' takes " + std::to_string(info->arity) + " arguments");
-  if (!info->math) {
+  if (this->op == kPrefetchIntrinsic) {
+    require(this->args[0] && this->args[0]->kind() == NodeKind::BufferLoad,
+            "intrinsic 'prefetch' takes one buffer element B[...]");
+  } else if (!info->math) {
     // arg_dim(i, k) / assert_dim(c, i, k): the argument and dimension are constants.
     for (size_t k = this->args.size() - 2; k < this->args.size(); ++k)
       require(this->args[k] && this->args[k]->kind() == NodeKind::IntImm,

@@ -60,6 +60,7 @@ const std::vector<Knob>& knobs() {
       knob("reduce_split_above", &SchedulePolicy::reduceSplitAbove),
       knob("reduce_tile_candidates", &SchedulePolicy::reduceTileCandidates),
       knob("reduce_slice_bytes", &SchedulePolicy::reduceSliceBytes),
+      knob("prefetch_slices", &SchedulePolicy::prefetchSlices),
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
@@ -85,9 +86,10 @@ SchedulePolicy SchedulePolicy::forMachine(const MachineModel& m) {
   if (!p.vectorize)
     p.tileRows = {4, 2, 1};
   if (m.l1dBytes > 0)
-    p.reduceSliceBytes = std::max(4 * 1024, m.l1dBytes / 2);
+    p.reduceSliceBytes = std::max(2 * 1024, m.l1dBytes / 4);
   if (m.l1dBytes == 0 && m.l2Bytes == 0) {
     p.reduceSplitAbove = 0;
+    p.prefetchSlices = false;
     p.packReusedInput = false;
   }
   return p;

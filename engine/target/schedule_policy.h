@@ -66,13 +66,19 @@ struct SchedulePolicy {
   /// input is read again by every tile of some outer loops (a packed
   /// weight, by every output row): the channel loop is cut (by its largest
   /// divisor that fits) so one slice of that input, channels x taps x tile
-  /// width floats, takes at most this many bytes, half the L1 per core, when
-  /// the whole input would take more. The slice is read from memory once
-  /// and reused from L1 by all those tiles, and the next slice is the next
-  /// contiguous run of the weight, which the prefetcher streams while the
-  /// tiles compute (a 512-channel 3x3 layer's 9.4 MB weight streams from
-  /// DRAM in a model).
-  int reduceSliceBytes = 16 * 1024;
+  /// width floats, takes at most this many bytes, a quarter of the L1 per
+  /// core, when the whole input would take more. The first row tile reads
+  /// the slice from memory, the others from L1, and the next slice is the
+  /// next contiguous run of the weight: small slices keep the hardware
+  /// prefetcher streaming it while the other rows compute. Measured on six
+  /// 512-channel 3x3 layers in a row (9.4 MB of weight each, streamed from
+  /// memory as in a model): 2.5 ms a layer with 24 KiB slices, 2.06-2.14
+  /// with 4.8-9.6 KB ones (docs/benchmarks.md).
+  int reduceSliceBytes = 8 * 1024;
+  /// Annotate that slice loop for InjectPrefetch: every register tile
+  /// prefetches the lines of the next slice it will read, so the slice is
+  /// in cache when the loop gets there. Off for machines without a cache.
+  bool prefetchSlices = true;
   /// Several constant reduce loops (convolution taps) with no row tile go
   /// inside the vectorized loop, fully unrolled, when they count at most
   /// this many steps (a 7x7 window); larger windows stay loops.

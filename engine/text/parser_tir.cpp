@@ -399,6 +399,8 @@ PE Parser::tCall(const Token& at, const std::string& fn) {
     }
     if (kw.count("dtype"))
       t = dtypeString(kw["dtype"]);
+    if (fn == kPrefetchIntrinsic)
+      t = DataType::Int32();
     std::vector<PrimExpr> xs;
     for (auto& a : args)
       xs.push_back(a.e);

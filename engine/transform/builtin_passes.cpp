@@ -6,6 +6,7 @@
 #include "engine/transform/fold_constant.h"
 #include "engine/transform/fuse_ops.h"
 #include "engine/transform/graph_cleanup.h"
+#include "engine/transform/inject_prefetch.h"
 #include "engine/transform/legalize.h"
 #include "engine/transform/lower_executor.h"
 #include "engine/transform/normalize.h"
@@ -71,6 +72,10 @@ void registerBuiltinPasses() {
       {"LowerBlocks", PassLevel::Tensor,
        "replace blocks by their bindings; reduction init under a first-iteration test",
        [] { return tensorPass("LowerBlocks", 0, [](auto& f) { return lowerBlocks(f); }); }});
+  registerPass({"InjectPrefetch", PassLevel::Tensor,
+                "software prefetches of the next slice of a loop annotated prefetch_next "
+                "(a packed convolution weight)",
+                [] { return tensorPass("InjectPrefetch", 1, injectPrefetch); }});
   registerPass({"DefaultSchedule", PassLevel::Tensor,
                 "inline injective producers, parallelize, vectorize and tile untuned kernels",
                 defaultSchedulePass});
@@ -101,15 +106,16 @@ void registerBuiltinPasses() {
                 "dimensions, assert every other dimension",
                 [] { return tensorPass("MakePackedAPI", 0, makePackedAPI); }});
 
-  registerPipeline(
-      {"default",
-       "the default lowering for the llvm target",
-       {"Normalize",       "FoldConstant",        "CanonicalizeBindings", "DeadCodeElimination",
-        "AlterConvLayout", "LegalizeOps",         "AnnotateOpPattern",    "FuseOps",
-        "FuseTIR",         "DeadCodeElimination", "DefaultSchedule",      "LowerBlocks",
-        "Simplify",        "PartitionLoops",      "StorageRewrite",       "FlattenBuffers",
-        "LowerIntrinsics", "UnrollLoops",         "VectorizeLoops",       "MakePackedAPI",
-        "LowerToExecutor"}});
+  registerPipeline({"default",
+                    "the default lowering for the llvm target",
+                    {"Normalize",           "FoldConstant",    "CanonicalizeBindings",
+                     "DeadCodeElimination", "AlterConvLayout", "LegalizeOps",
+                     "AnnotateOpPattern",   "FuseOps",         "FuseTIR",
+                     "DeadCodeElimination", "DefaultSchedule", "LowerBlocks",
+                     "InjectPrefetch",      "Simplify",        "PartitionLoops",
+                     "StorageRewrite",      "FlattenBuffers",  "LowerIntrinsics",
+                     "UnrollLoops",         "VectorizeLoops",  "MakePackedAPI",
+                     "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

@@ -79,7 +79,7 @@
 //      weight is read along x but does not depend on the output rows: with
 //      several reduce loops the channel loop is cut so that one slice of
 //      the weight (channels x taps x b floats, at most [reduceSliceBytes],
-//      half of L1) serves every row tile from L1, the slice loop moved out
+//      a quarter of L1) serves every row tile from L1, the slice loop moved out
 //      of the row loop (hoistPoint). The copy back to NCHW is the
 //      epilogue of rule 3, one block of b channels at a time.
 //      Convolutions reach this rule otherwise in topi's "wide" form (topi_nn.cpp):
@@ -125,6 +125,7 @@
 #include "engine/support/error.h"
 #include "engine/target/machine_model.h"
 #include "engine/transform/function_target.h"
+#include "engine/transform/inject_prefetch.h"
 
 namespace unity::transform {
 
@@ -496,7 +497,7 @@ void packReused(Schedule& s, const BlockRV& rv, const std::string& buffer, int64
 /// serves all the tiles of the loops after it. outer.size() when there is
 /// no such input.
 size_t hoistPoint(const Schedule& s, const BlockRV& rv, const std::vector<LoopRV>& outer, int x,
-                  const std::vector<OwnLoop>& loops) {
+                  const std::vector<OwnLoop>& loops, std::string* input) {
   auto blk = s.block(rv);
   auto* st = as<BufferStore>(blk->body);
   auto itersOf = [&](const PrimVar* loopVar) {
@@ -528,8 +529,10 @@ size_t hoistPoint(const Schedule& s, const BlockRV& rv, const std::vector<LoopRV
       else
         skipsOne = true;
     }
-    if (skipsOne && last < outer.size())
-      best = std::min(best, last);
+    if (skipsOne && last < best) {
+      best = last;
+      *input = l->buffer->name;
+    }
   });
   return best;
 }
@@ -751,7 +754,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
     // channel loop is cut so one slice (Kt x taps x V floats, at most
     // [reduceSliceBytes], in L1) serves all those tiles: its outer part
     // moves out of them.
-    size_t keep = hoistPoint(s, rv, outer, x, loops);
+    std::string input;
+    size_t keep = hoistPoint(s, rv, outer, x, loops, &input);
     int64_t steps = 1;
     for (size_t k = 1; k < red.size(); ++k)
       steps *= std::max<int64_t>(1, constExtent(s.loop(red[k])));
@@ -767,6 +771,10 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
       s.reorder(moved);
       r = parts[0];
       outer.resize(keep);
+      // The next slice is fetched while the row tiles reuse this one
+      // (InjectPrefetch) [prefetchSlices].
+      if (p.prefetchSlices)
+        s.annotate(r, kPrefetchNextAnnotation, input);
     }
   }
   BlockRV init = s.decomposeReduction(rv, r);
