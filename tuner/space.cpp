@@ -35,6 +35,8 @@ json patch(const std::string& dim, const json& v) {
   }
   if (dim == "reduce_slice")
     return {{"reduce_slice_bytes", v}};
+  if (dim == "prefetch")
+    return {{"prefetch_slices", v}};
   if (dim == "parallel_chunks")
     return {{"parallel_chunks_per_core", v}};
   if (dim == "split_factor")
@@ -69,6 +71,7 @@ DesignSpace::DesignSpace(target::SchedulePolicy base) : base_(std::move(base)) {
   dims_.push_back(dim("reduce_tile", {0, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512}));
   // The channel slice a packed convolution weight is cut into (bytes).
   dims_.push_back(dim("reduce_slice", {4096, 8192, 32768, 65536, 262144}));
+  dims_.push_back(dim("prefetch", {true, false}));
   if (base_.parallelize && base_.cores > 1)
     dims_.push_back(dim("parallel_chunks", {1, 2, 4, 8, 16, 32}));
   dims_.push_back(dim("split_factor", {16, 32, 64, 128, 256}));
