@@ -127,6 +127,19 @@ def resnet18():
                    [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1000])])
 
 
+def deep_convs():
+    """Six 512 -> 512 3x3 convolutions (bias, relu) on a 7x7 image: ResNet's
+    last stage without the rest, 56.6 MB of weights read once per run, so
+    each layer streams its 9.4 MB from memory as in a model."""
+    g = Graph(6)
+    x = "input"
+    y = x
+    for _ in range(6):
+        y = g.node("Relu", [conv(g, y, 512, 512, 3, bias=True)])
+    return g.model("deep_convs", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 512, 7, 7])],
+                   [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 512, 7, 7])])
+
+
 def mobilenetv2():
     g = Graph(2)
     x = "input"
@@ -205,6 +218,7 @@ def bert(name, hidden, heads, ffn, layers, seed):
 MODELS = {
     "resnet18": (resnet18, (1, 3, 224, 224)),
     "mobilenetv2": (mobilenetv2, (1, 3, 224, 224)),
+    "deep_convs": (deep_convs, (1, 512, 7, 7)),
     "bert_block_256": (lambda: bert("bert_block_256", 256, 4, 1024, 1, 3), (1, 128, 256)),
     "bert_block_768": (lambda: bert("bert_block_768", 768, 12, 3072, 1, 4), (1, 128, 768)),
     "bert_mini_5mb": (lambda: bert("bert_mini_5mb", 256, 4, 768, 2, 5), (1, 128, 256)),
