@@ -60,6 +60,18 @@ IRModule withAttrs(const IRModule& m, Attrs attrs) {
   return makeModule(m->functions, std::move(attrs));
 }
 
+IRModule mapFunctions(const IRModule& m,
+                      const std::function<BaseFunc(const std::string&, const BaseFunc&)>& fn) {
+  std::vector<IRModuleNode::Entry> out;
+  bool changed = false;
+  for (auto& [name, f] : m->functions) {
+    BaseFunc nf = fn(name, f);
+    changed = changed || !sameNode(nf, f);
+    out.emplace_back(name, nf);
+  }
+  return changed ? makeModule(std::move(out), m->attrs) : m;
+}
+
 std::string freshFunctionName(const IRModule& m, const std::string& base) {
   if (!m->contains(base))
     return base;

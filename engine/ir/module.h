@@ -3,6 +3,7 @@
 // level PrimFuncs and ExternFuncs side by side) plus module attributes (the
 // composite target lives there as "target"). Immutable like every node:
 // "changing" a module returns a new one sharing all untouched functions.
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -37,6 +38,10 @@ IRModule makeModule(std::vector<IRModuleNode::Entry> functions, Attrs attrs = {}
 IRModule withFunction(const IRModule& m, const std::string& name, BaseFunc func);
 IRModule withoutFunction(const IRModule& m, const std::string& name);
 IRModule withAttrs(const IRModule& m, Attrs attrs);
+/// A copy with every function replaced by fn(name, function), in order;
+/// m itself when fn returns each function unchanged (the same node).
+IRModule mapFunctions(const IRModule& m,
+                      const std::function<BaseFunc(const std::string&, const BaseFunc&)>& fn);
 /// A name not yet used in the module: base, base_1, base_2, ...
 std::string freshFunctionName(const IRModule& m, const std::string& base);
 

@@ -46,7 +46,7 @@ Tensor packWeight(const Tensor& w, int64_t b) {
 }
 
 struct Rewriter : ExprMutator {
-  const target::SchedulePolicy& policy;
+  target::SchedulePolicy policy;
   explicit Rewriter(const target::SchedulePolicy& p) : policy(p) {}
 
   Expr visitCall(const Call* op, const Expr& self) override {
@@ -90,19 +90,13 @@ IRModule alterConvLayout(const IRModule& m, const Attrs& config) {
     return m;
   std::string text = m->attrs.getString("target");
   auto ct = target::CompositeTarget::parse(text.empty() ? "llvm" : text);
-  std::vector<IRModuleNode::Entry> out;
-  bool changed = false;
-  for (auto& [name, f] : m->functions) {
-    BaseFunc nf = f;
-    if (auto* fn = as<Function>(f)) {
-      auto policy = schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config);
-      Rewriter r(policy);
-      nf = cast<BaseFuncNode>(r.mutate(f));
-    }
-    changed |= !sameNode(nf, f);
-    out.emplace_back(name, nf);
-  }
-  return changed ? makeModule(std::move(out), m->attrs) : m;
+  return mapFunctions(m, [&](const std::string&, const BaseFunc& f) -> BaseFunc {
+    auto* fn = as<Function>(f);
+    if (!fn)
+      return f;
+    Rewriter r(schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config));
+    return cast<BaseFuncNode>(r.mutate(f));
+  });
 }
 
 PassRef alterConvLayoutPass() {

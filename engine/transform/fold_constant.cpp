@@ -73,18 +73,12 @@ struct Folder : ExprMutator {
 } // namespace
 
 IRModule foldConstant(const IRModule& m, int64_t maxElements) {
-  std::vector<IRModuleNode::Entry> out;
-  bool changed = false;
-  for (auto& [name, f] : m->functions) {
-    BaseFunc nf = f;
-    if (isa<Function>(f)) {
-      Folder folder(maxElements);
-      nf = cast<BaseFuncNode>(folder.mutate(f));
-    }
-    changed |= !sameNode(nf, f);
-    out.emplace_back(name, nf);
-  }
-  return changed ? makeModule(std::move(out), m->attrs) : m;
+  return mapFunctions(m, [&](const std::string&, const BaseFunc& f) -> BaseFunc {
+    if (!isa<Function>(f))
+      return f;
+    Folder folder(maxElements);
+    return cast<BaseFuncNode>(folder.mutate(f));
+  });
 }
 
 PassRef foldConstantPass() {
