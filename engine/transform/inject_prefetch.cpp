@@ -1,6 +1,7 @@
 #include "engine/transform/inject_prefetch.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include "engine/ir/arith.h"
 #include "engine/ir/functor.h"
@@ -18,12 +19,13 @@ constexpr int64_t kCacheLineBytes = 64;
 /// more and the anchor gets none (its loads are not a compact slice).
 constexpr size_t kMaxPrefetches = 64;
 
-/// The loads of buffer `name` in s, with the loops of s (by variable).
+/// The loads of buffer `name` in s, with the loops of s (in walk order, so
+/// the prefetches come out in the same order on every build).
 void collect(const Stmt& s, const std::string& name, std::vector<const BufferLoad*>& loads,
-             std::unordered_map<const PrimVar*, const For*>& loops) {
+             std::vector<const For*>& loops) {
   walkStmt(s, [&](const Stmt& x) {
     if (auto* f = as<For>(x))
-      loops[f->var.get()] = f;
+      loops.push_back(f);
     auto visitExpr = [&](const PrimExpr& e) {
       walkPrimExpr(e, [&](const PrimExpr& y) {
         if (auto* l = as<BufferLoad>(y); l && l->buffer->name == name)
@@ -60,14 +62,15 @@ struct Injector : StmtMutator {
   /// (a symbolic inner loop, too many lines).
   std::vector<Stmt> prefetches(const Stmt& body, const Slice& sl) {
     std::vector<const BufferLoad*> loads;
-    std::unordered_map<const PrimVar*, const For*> loops;
+    std::vector<const For*> loops;
     collect(body, sl.buffer, loads, loops);
     std::vector<Stmt> out;
     std::vector<PrimExpr> seen;
     for (auto* l : loads) {
       std::vector<std::unordered_map<const PrimVar*, PrimExpr>> points{{{sl.var, sl.next}}};
       int64_t step = kCacheLineBytes / std::max<int64_t>(1, l->buffer->dtype.bytes());
-      for (auto& [v, f] : loops) {
+      for (const For* f : loops) {
+        const PrimVar* v = f->var.get();
         bool used = false;
         for (auto& i : l->indices)
           used = used || usesVar(i, v);
@@ -133,7 +136,7 @@ struct Injector : StmtMutator {
     // slice, outside the loops of the register tile, so their code stays
     // free of branches.
     std::vector<const BufferLoad*> loads;
-    std::unordered_map<const PrimVar*, const For*> loops;
+    std::vector<const For*> loops;
     collect(op->body, sl.buffer, loads, loops);
     bool anchor = false;
     for (auto* l : loads)
