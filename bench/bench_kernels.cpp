@@ -368,24 +368,15 @@ void benchConv(const ConvShape& s, int threads, double budget) {
       policy = policy.withJSON(gPolicy);
     blk = transform::alterConvLayoutChoice(s.c, s.f, s.k, s.k, s.stride, s.stride, s.out(), policy);
   }
-  auto WB = te::placeholder({intImm(s.f / std::max<int64_t>(blk, 1)), intImm(cg), intImm(s.k),
-                             intImm(s.k), intImm(std::max<int64_t>(blk, 1))},
-                            DataType::Float32(), "W");
-  auto Y = blk ? te::topi::conv2dBlocked(X, WB, p, "conv") : te::topi::conv2d(X, W, p, "conv");
-  auto fn = te::createPrimFunc({X, blk ? WB : W, Y});
+  if (blk)
+    W = te::placeholder({intImm(s.f / blk), intImm(cg), intImm(s.k), intImm(s.k), intImm(blk)},
+                        DataType::Float32(), "W");
+  auto Y = blk ? te::topi::conv2dBlocked(X, W, p, "conv") : te::topi::conv2d(X, W, p, "conv");
+  auto fn = te::createPrimFunc({X, W, Y});
   auto curve = tuneKernel(fn, threads, convLabel(s));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, true);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
-  unity::Tensor wpk = w;
-  if (blk) {
-    wpk = unity::Tensor(DataType::Float32(), {s.f / blk, cg, s.k, s.k, blk});
-    float* d = wpk.mutableDataAs<float>();
-    const float* src = w.dataAs<float>();
-    int64_t taps = cg * s.k * s.k;
-    for (int64_t o = 0; o < s.f; ++o)
-      for (int64_t t = 0; t < taps; ++t)
-        d[((o / blk) * taps + t) * blk + o % blk] = src[o * taps + t];
-  }
+  unity::Tensor wpk = blk ? transform::packConvWeight(w, blk) : w;
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
   double flops = 2.0 * s.f * o * o * cg * s.k * s.k;

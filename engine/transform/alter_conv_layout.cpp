@@ -32,9 +32,14 @@ std::vector<int64_t> fourPads(std::vector<int64_t> p) {
   return p;
 }
 
-/// w [O, I, KH, KW] as [O / b, I, KH, KW, b].
-Tensor packWeight(const Tensor& w, int64_t b) {
+} // namespace
+
+Tensor packConvWeight(const Tensor& w, int64_t b) {
   const auto& s = w.shape();
+  if (w.ndim() != 4 || !(w.dtype() == DataType::Float32()) || b < 1 || s[0] % b != 0)
+    throw Error("packConvWeight: needs a float32 [O, I, KH, KW] weight with O a multiple of " +
+                std::to_string(b) + ", got " + w.dtype().str() + " of rank " +
+                std::to_string(w.ndim()));
   Tensor out(w.dtype(), {s[0] / b, s[1], s[2], s[3], b});
   int64_t taps = s[1] * s[2] * s[3];
   const float* src = w.dataAs<float>();
@@ -44,6 +49,8 @@ Tensor packWeight(const Tensor& w, int64_t b) {
       dst[((o / b) * taps + t) * b + o % b] = src[o * taps + t];
   return out;
 }
+
+namespace {
 
 struct Rewriter : ExprMutator {
   target::SchedulePolicy policy;
@@ -78,7 +85,8 @@ struct Rewriter : ExprMutator {
     if (!b || OW < 1)
       return e;
     Attrs attrs = a.with("kernel_layout", "OIHW" + std::to_string(b) + "o");
-    return make<Call>(c->op, std::vector<Expr>{c->args[0], make<Constant>(packWeight(w->data, b))},
+    return make<Call>(c->op,
+                      std::vector<Expr>{c->args[0], make<Constant>(packConvWeight(w->data, b))},
                       attrs, c->sinfoArgs, c->sinfo);
   }
 };

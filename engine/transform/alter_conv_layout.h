@@ -26,6 +26,7 @@
 // The PassContext config "relax.alter_conv_layout" = false turns it off.
 #include <cstdint>
 
+#include "engine/support/tensor.h"
 #include "engine/target/schedule_policy.h"
 #include "engine/transform/pass.h"
 
@@ -36,6 +37,10 @@ namespace unity::transform {
 /// `OW` wide under `policy`; 0 to keep the OIHW layout.
 int64_t alterConvLayoutChoice(int64_t C, int64_t O, int64_t KH, int64_t KW, int64_t strideH,
                               int64_t strideW, int64_t OW, const target::SchedulePolicy& policy);
+
+/// An OIHW float32 weight [O, I, KH, KW] packed as [O / b, I, KH, KW, b]
+/// (element (o, i, ky, kx) at [o / b, i, ky, kx, o % b]); O a multiple of b.
+unity::Tensor packConvWeight(const unity::Tensor& w, int64_t b);
 
 /// The pass over every graph function of m (see the file comment).
 ir::IRModule alterConvLayout(const ir::IRModule& m, const ir::Attrs& config = {});

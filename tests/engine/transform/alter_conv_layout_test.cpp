@@ -109,6 +109,9 @@ TEST(AlterConvLayout, PacksByTheTargetsVectorWidth) {
     for (int64_t t : {0, 5, 575})
       EXPECT_EQ(before->data.getDouble(o * 576 + t),
                 after->data.getDouble(((o / 32) * 576 + t) * 32 + o % 32));
+  // Packing refuses a block that does not divide O, and a weight of another rank.
+  EXPECT_THROW(transform::packConvWeight(before->data, 48), Error);
+  EXPECT_THROW(transform::packConvWeight(randomTensor({64, 64, 3}, 1), 32), Error);
 }
 
 TEST(AlterConvLayout, KeepsTheFormsThatMeasuredFasterAndWhatItCannotPack) {
