@@ -375,13 +375,17 @@ TEST(DefaultScheduleTiles, WideConvolutionWithSymbolicBatch) {
 
 TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
   // Depthwise convolutions (one input channel per group): stride 1 with
-  // odd widths and asymmetric padding, stride 2 (stride phases), unequal
-  // strides, stride with dilation (all phases), a channel multiplier of 2.
+  // odd widths and asymmetric padding, stride 2, unequal strides (width
+  // only, height only), stride with dilation, a channel multiplier of 2. A
+  // strided width reads the image directly (no copy); a stride only in
+  // height reads a copy split into row phases; stride 1 a padded copy.
   std::vector<ConvCase> cases{{6, 9, 13, 6, 3, 3, {1, 1, 1, 1}, {1, 1}, {1, 1}, 6},
                               {5, 11, 7, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 1}, 5},
                               {4, 13, 15, 4, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 2}, 4},
                               {3, 12, 11, 3, 3, 3, {0, 1, 1, 0}, {1, 1}, {1, 2}, 3},
                               {4, 15, 13, 4, 3, 3, {2, 2, 2, 2}, {2, 2}, {2, 2}, 4},
+                              {4, 11, 14, 4, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 1}, 4},
+                              {3, 9, 12, 3, 3, 3, {2, 1, 2, 1}, {2, 1}, {2, 1}, 3},
                               {3, 10, 9, 6, 5, 5, {2, 2, 2, 2}, {1, 1}, {2, 2}, 3}};
   uint32_t seed = 300;
   for (auto& k : cases) {
@@ -389,8 +393,10 @@ TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
     std::string what = std::to_string(k.c) + "x" + std::to_string(k.h) + "x" + std::to_string(k.w) +
                        " k" + std::to_string(k.kh) + " s" + std::to_string(k.stride[0]) +
                        std::to_string(k.stride[1]) + " o" + std::to_string(k.o);
-    bool strided = k.stride[0] * k.stride[1] > 1;
-    EXPECT_EQ(hasBlock(f, "pad_phase"), strided) << what;
+    bool widthStrided = k.stride[1] > 1, heightOnly = k.stride[0] > 1 && !widthStrided;
+    EXPECT_EQ(hasBlock(f, "pad_phase"), heightOnly) << what;
+    // Every case has padding: a padded copy for stride 1 only.
+    EXPECT_EQ(hasBlock(f, "pad_temp"), !widthStrided && !heightOnly) << what;
     EXPECT_FALSE(hasBlock(f, "conv_wide")) << what;
     auto g = transform::defaultSchedule(f, avx512Policy(2));
     // ... x (vectorized) | ry rx (unrolled): the taps summed per vector.
