@@ -3,6 +3,7 @@
 #include "engine/ir/arith.h"
 #include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/default_schedule.h"
+#include "engine/transform/fold_batch_norm.h"
 #include "engine/transform/fold_constant.h"
 #include "engine/transform/fuse_ops.h"
 #include "engine/transform/graph_cleanup.h"
@@ -51,6 +52,10 @@ void registerBuiltinPasses() {
   registerPass({"CanonicalizeBindings", PassLevel::Graph,
                 "remove variable aliases and fold items of literal tuples",
                 canonicalizeBindingsPass});
+  registerPass({"FoldBatchNorm", PassLevel::Graph,
+                "fold an inference batch norm into the constant weight of the conv2d it follows "
+                "(a per-channel scale and bias)",
+                foldBatchNormPass});
   registerPass({"AlterConvLayout", PassLevel::Graph,
                 "pack constant conv2d weights with output channels innermost (OIHW<b>o) where "
                 "that form is faster on the target",
@@ -108,13 +113,28 @@ void registerBuiltinPasses() {
 
   registerPipeline({"default",
                     "the default lowering for the llvm target",
-                    {"Normalize",           "FoldConstant",    "CanonicalizeBindings",
-                     "DeadCodeElimination", "AlterConvLayout", "LegalizeOps",
-                     "AnnotateOpPattern",   "FuseOps",         "FuseTIR",
-                     "DeadCodeElimination", "DefaultSchedule", "LowerBlocks",
-                     "InjectPrefetch",      "Simplify",        "PartitionLoops",
-                     "StorageRewrite",      "FlattenBuffers",  "LowerIntrinsics",
-                     "UnrollLoops",         "VectorizeLoops",  "MakePackedAPI",
+                    {"Normalize",
+                     "FoldConstant",
+                     "CanonicalizeBindings",
+                     "DeadCodeElimination",
+                     "FoldBatchNorm",
+                     "AlterConvLayout",
+                     "LegalizeOps",
+                     "AnnotateOpPattern",
+                     "FuseOps",
+                     "FuseTIR",
+                     "DeadCodeElimination",
+                     "DefaultSchedule",
+                     "LowerBlocks",
+                     "InjectPrefetch",
+                     "Simplify",
+                     "PartitionLoops",
+                     "StorageRewrite",
+                     "FlattenBuffers",
+                     "LowerIntrinsics",
+                     "UnrollLoops",
+                     "VectorizeLoops",
+                     "MakePackedAPI",
                      "LowerToExecutor"}});
 }
 
