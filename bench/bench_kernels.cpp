@@ -601,8 +601,10 @@ int main(int argc, char** argv) {
                           // downsample
                           ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2},
                           ConvShape{64, 56, 128, 1, 2}, ConvShape{512, 7, 512},
-                          // MobileNetV2: pointwise 1x1 and depthwise 3x3 (stride 1 and 2)
-                          ConvShape{24, 56, 144, 1}, ConvShape{960, 7, 160, 1},
+                          // MobileNetV2: the 3x3/2 stem, pointwise 1x1 (thin and deep) and
+                          // depthwise 3x3 (stride 1 and 2)
+                          ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1},
+                          ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
                           ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96}})
         if (want("conv") && wantRow(convLabel(s)))
           benchConv(s, t, budget);

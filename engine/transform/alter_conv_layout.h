@@ -17,9 +17,12 @@
 //  - the target vectorizes (lanes >= 4) and O is a multiple of the lanes;
 //    b = 2 * lanes when O is a multiple of that (two vectors of output
 //    channels per broadcast), else the lanes;
-//  - at least 16 input channels and 64 products per output (C * KH * KW):
-//    the RGB stem (3 channels) and 1x1 kernels over fewer than 64 channels
-//    keep the wide form, which measured faster there;
+//  - a 1x1 kernel over fewer than 64 channels keeps the wide form, which
+//    measured as fast there. (Until session 11 every kernel over fewer than
+//    16 channels did too; the RGB stems measured faster packed since the
+//    weight slices and prefetches: ResNet's 7x7/2 125-128 -> 150-155 and
+//    MobileNetV2's 3x3/2 64-66 -> 78-79 GFLOP/s in bench_kernels, ResNet-18's
+//    stem 2.50 -> 1.85-1.91 ms in the model);
 //  - not a stride-1 convolution over an image at least 56 wide, where the
 //    wide form wastes few lanes (56 of 58) and measured faster.
 // Figures: docs/benchmarks.md, "Convolutions: output channels as lanes".

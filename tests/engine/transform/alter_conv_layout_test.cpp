@@ -121,9 +121,11 @@ TEST(AlterConvLayout, KeepsTheFormsThatMeasuredFasterAndWhatItCannotPack) {
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 128, 3, 3, 2, 2, 28, p), 32);
   EXPECT_EQ(transform::alterConvLayoutChoice(960, 160, 1, 1, 1, 1, 7, p), 32);
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 144, 3, 3, 1, 1, 14, p), 16); // 144 = 9 x 16
-  // The RGB stem, a thin pointwise layer, a wide stride-1 image, output
-  // channels that are no multiple of the lanes: not.
-  EXPECT_EQ(transform::alterConvLayoutChoice(3, 64, 7, 7, 2, 2, 112, p), 0);
+  // The RGB stems of ResNet (7x7/2) and MobileNetV2 (3x3/2): packed too.
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 64, 7, 7, 2, 2, 112, p), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 32, 3, 3, 2, 2, 112, p), 32);
+  // A thin pointwise layer, a wide stride-1 image, output channels that are
+  // no multiple of the lanes: not.
   EXPECT_EQ(transform::alterConvLayoutChoice(24, 144, 1, 1, 1, 1, 28, p), 0);
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 64, 3, 3, 1, 1, 56, p), 0);
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 24, 3, 3, 1, 1, 14, p), 0);
