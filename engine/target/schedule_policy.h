@@ -95,7 +95,9 @@ struct SchedulePolicy {
   /// position (the wide convolution's crop: a division and a scattered
   /// store per output) after a reduction of fewer multiply-adds per output
   /// than this: there the walk costs more than the separate pass it saves
-  /// (the 3-channel 3x3 stem: 27).
+  /// (the 3-channel 3x3 stem: 27). A walk that drops no column (an
+  /// unpadded 1x1 convolution reading the image directly) stores
+  /// contiguously and is fused whatever its reduction.
   int flatEpilogueMinReduction = 256;
 
   // --- packing the reused input of a reduction (schedule::packLayout)

@@ -194,6 +194,56 @@ TEST(DefaultScheduleEpilogue, WideConvolutionEpilogueRunsUnderTheTile) {
   EXPECT_LT(fused, apart);
 }
 
+TEST(DefaultScheduleEpilogue, AWalkThatDropsNoColumnMovesAfterAnyReduction) {
+  // relu(conv2d 1x1(X, W) + bias[o]) over 16 x 16, unpadded: topi reads the
+  // image itself (flat positions y * 16 + x, 256 = 4 x 64), so the walk
+  // drops no column and its stores are contiguous. 24 products per output
+  // (fewer than flatEpilogueMinReduction) and still it moves under the
+  // tile, and the temporary shrinks to the tile.
+  int64_t c = 24, hw = 16, o = 16;
+  auto X =
+      te::placeholder({intImm(1), intImm(c), intImm(hw), intImm(hw)}, DataType::Float32(), "X");
+  auto W = te::placeholder({intImm(o), intImm(c), intImm(1), intImm(1)}, DataType::Float32(), "W");
+  auto Bias = te::placeholder({intImm(o)}, DataType::Float32(), "bias");
+  auto Y = te::topi::conv2d(X, W, te::topi::Conv2dParams{}, "conv");
+  auto R = te::compute(
+      Y.shape(),
+      [&](const std::vector<PrimExpr>& i) {
+        return max(Y({i[0], i[1], i[2], i[3]}) + Bias({i[1]}), floatImm(0.0));
+      },
+      "R");
+  auto f = te::createPrimFunc({X, W, Bias, R});
+  auto x = randomTensor({1, c, hw, hw}, 14), w = randomTensor({o, c, 1, 1}, 15),
+       bias = randomTensor({o}, 16);
+  unity::Tensor want(DataType::Float32(), {1, o, hw, hw});
+  for (int64_t k = 0; k < o; ++k)
+    for (int64_t p = 0; p < hw * hw; ++p) {
+      double acc = bias.getDouble(k);
+      for (int64_t ch = 0; ch < c; ++ch)
+        acc += x.getDouble(ch * hw * hw + p) * w.getDouble(k * c + ch);
+      want.setDouble(k * hw * hw + p, std::max(0.0, acc));
+    }
+  for (int cores : {1, 2}) {
+    auto g = transform::defaultSchedule(f, avx512Policy(cores));
+    EXPECT_TRUE(sharesALoop(g, "conv_wide", "R")) << cores;
+    EXPECT_TRUE(close(run(g, {x, w, bias}, {1, o, hw, hw}), want)) << cores;
+  }
+  BuildOptions opts;
+  opts.config.set("tir.num_cores", int64_t(1));
+  EXPECT_TRUE(close(
+      build(transform::moduleCallingPrimFunc(f), opts).executable->runTensors({x, w, bias}).at(0),
+      want));
+  int64_t apart = allocatedElements(f, "conv_wide", kNoFusion),
+          fused = allocatedElements(f, "conv_wide", "");
+  EXPECT_EQ(apart, o * hw * hw);
+  EXPECT_GT(fused, 0);
+  EXPECT_LT(fused, apart);
+  // The padded 3x3 of the test above (its walk drops the two padding
+  // columns of each row) still keeps its own nest after 36 products.
+  EXPECT_FALSE(sharesALoop(transform::defaultSchedule(convBiasRelu(4, 16, 8), avx512Policy(1)),
+                           "conv_wide", "R"));
+}
+
 TEST(DefaultScheduleEpilogue, TilesNarrowerThanARowKeepTheirOwnNest) {
   // 56 x 56: flat rows of 58, tiles of 48 or 64 positions (structure only).
   auto f = convBiasRelu(4, 56, 16);
