@@ -7,8 +7,14 @@
 // reference bench_onnx compares against).
 //
 // node ort_run.mjs MODEL.onnx --input a.npy [--input b.npy] [--threads T]
-//                  [--repeat N] [--output-dir DIR]
+//                  [--repeat N] [--output-dir DIR] [--profile]
+//
+// --profile: ORT's own per-node profiler on for the timed runs; a table of
+// every node's mean kernel time (its name, op type and output shape,
+// slowest first) goes to stderr, to set beside `lowerscope-cli run
+// --profile` (the profiler's overhead is in the printed latencies then).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ort from 'onnxruntime-node';
@@ -53,7 +59,7 @@ function writeNpy(file, tensor) {
 }
 
 function parseArgs(argv) {
-  const a = { inputs: [], threads: 1, repeat: 20, outputDir: '' };
+  const a = { inputs: [], threads: 1, repeat: 20, outputDir: '', profile: false };
   for (let i = 0; i < argv.length; ++i) {
     const v = argv[i];
     const next = () => {
@@ -64,6 +70,7 @@ function parseArgs(argv) {
     else if (v === '--threads') a.threads = Number(next());
     else if (v === '--repeat') a.repeat = Number(next());
     else if (v === '--output-dir') a.outputDir = next();
+    else if (v === '--profile') a.profile = true;
     else if (v.startsWith('--')) throw new Error(`unknown option ${v}`);
     else a.model = v;
   }
@@ -71,8 +78,38 @@ function parseArgs(argv) {
   return a;
 }
 
+/// The per-node table of the profile ORT wrote into `dir` (Chrome trace
+/// JSON): the mean of each node's "<name>_kernel_time" events over the last
+/// `runs` runs. The directory is removed.
+function printProfile(dir, runs) {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  if (files.length !== 1) throw new Error(`expected one profile file in ${dir}, found ${files.length}`);
+  const events = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'));
+  const nodes = new Map();
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const name = e.name.slice(0, -'_kernel_time'.length);
+    if (!nodes.has(name)) {
+      const shape = (e.args?.output_type_shape ?? []).map((o) => JSON.stringify(Object.values(o)[0]));
+      nodes.set(name, { op: e.args?.op_name ?? '', shape: shape.join(' '), us: [] });
+    }
+    nodes.get(name).us.push(e.dur);
+  }
+  const rows = [...nodes].map(([name, n]) => {
+    const last = n.us.slice(-runs);
+    return { name, op: n.op, shape: n.shape, ms: last.reduce((x, y) => x + y, 0) / last.length / 1000 };
+  }).sort((x, y) => y.ms - x.ms);
+  const total = rows.reduce((x, r) => x + r.ms, 0);
+  console.error(`node${' '.repeat(36)}op                  ms/run  output`);
+  for (const r of rows)
+    console.error(`${r.name.padEnd(40)}${r.op.padEnd(18)}${r.ms.toFixed(4).padStart(8)}  ${r.shape}`);
+  console.error(`${'total'.padEnd(58)}${total.toFixed(4).padStart(8)}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
+  if (a.profile) a.profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_profile_'));
   let t0 = performance.now();
   const session = await ort.InferenceSession.create(a.model, {
     executionProviders: ['cpu'],
@@ -80,6 +117,7 @@ async function main() {
     intraOpNumThreads: a.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
+    ...(a.profile ? { enableProfiling: true, profileFilePrefix: path.join(a.profileDir, 'p') } : {}),
   });
   const createMs = performance.now() - t0;
   if (a.inputs.length !== session.inputNames.length)
@@ -99,6 +137,10 @@ async function main() {
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000 / a.repeat;
   ms.sort((x, y) => x - y);
+  if (a.profile) {
+    session.endProfiling(); // writes the trace file into profileDir
+    printProfile(a.profileDir, a.repeat);
+  }
   if (a.outputDir) {
     fs.mkdirSync(a.outputDir, { recursive: true });
     session.outputNames.forEach((n, k) => writeNpy(path.join(a.outputDir, `output_${k}.npy`), outs[n]));
