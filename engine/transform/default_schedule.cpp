@@ -77,7 +77,8 @@
 //      u = the output column x (7 or 14 of them unrolled for images 7, 14,
 //      28, 56 wide), each broadcasting one input value per tap. Its packed
 //      weight is read along x but does not depend on the output rows: with
-//      several reduce loops the channel loop is cut so that one slice of
+//      several reduce loops (or one, the row's columns unrolled whole: a
+//      1x1 kernel over a 7 or 14 wide image) the channel loop is cut so that one slice of
 //      the weight (channels x taps x b floats, at most [reduceSliceBytes],
 //      a quarter of L1) serves every row tile from L1, the slice loop moved out
 //      of the row loop (hoistPoint). The copy back to NCHW is the
@@ -746,12 +747,15 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
       r = parts[0];
       outer.pop_back(); // u_o is now inside r_o
     }
-  } else if (red.size() > 1 && p.reduceSplitAbove > 0 && !hints.xo.var && !hints.uo.var) {
-    // Several reduce loops (a convolution's channels and taps) whose
-    // reused input (the one read along x: a packed weight) does not depend
-    // on some outer tile loops (the output rows): every tile of those
-    // loops reads the whole K x V slice again, which for a deep layer
-    // (512 channels x 9 taps x 32 lanes: 590 KB) does not stay in L2. The
+  } else if ((red.size() > 1 || (ui.var && !uo.var)) && p.reduceSplitAbove > 0 && !hints.xo.var &&
+             !hints.uo.var) {
+    // Several reduce loops (a convolution's channels and taps), or one
+    // under a row tile unrolled whole (a packed 1x1 convolution over a 7 or
+    // 14 wide image), whose reused input (the one read along x: a packed
+    // weight) does not depend on some outer tile loops (the output rows):
+    // every tile of those loops reads the whole K x V slice again, which
+    // for a deep layer (512 channels x 9 taps x 32 lanes: 590 KB) does not
+    // stay in L2, and for a 960-channel 1x1 (123 KB) not in L1. The
     // channel loop is cut so one slice (Kt x taps x V floats, at most
     // [reduceSliceBytes], in L1) serves all those tiles: its outer part
     // moves out of them.

@@ -233,3 +233,33 @@ TEST(AlterConvLayout, DeepLayersPrefetchTheNextWeightSliceOnBothBackends) {
       make<PrimCall>(DataType::Int32(), kPrefetchIntrinsic, std::vector<PrimExpr>{intImm(0)}),
       Error);
 }
+
+TEST(AlterConvLayout, DeepPointwiseLayersReadTheirWeightInSlicesToo) {
+  // A 1x1 kernel over 512 channels and a 7x7 image: its row of 7 columns is
+  // unrolled whole and its only reduce loop (the channels) reads 64 KB of
+  // packed weight per block of 32 output channels, more than L1. The
+  // channel loop is cut into slices that serve all 7 rows (InjectPrefetch
+  // then prefetches the next one), where before every row read the whole
+  // block from L2. Same values as the OIHW build, sliced or not.
+  IRModule m = convModule({1, 512, 7, 7}, {64, 512, 1, 1}, "");
+  auto x = randomTensor({1, 512, 7, 7}, 9);
+  BuildOptions plain;
+  plain.target = "llvm -num-cores=1";
+  plain.disabledPasses = {"AlterConvLayout"};
+  auto want = build(m, plain).executable->runTensors({x}).at(0);
+  for (bool sliced : {true, false}) {
+    SCOPED_TRACE(sliced);
+    BuildOptions o;
+    o.target = "llvm -num-cores=1";
+    // A slice as large as L2: the whole channel loop fits, nothing is cut.
+    if (!sliced)
+      o.config.set("tir.schedule_policy", std::string(R"({"reduce_slice_bytes": 2097152})"));
+    auto r = build(m, o);
+    EXPECT_EQ(!prefetchesIn(r.lowered).empty(), sliced);
+    auto got = r.executable->runTensors({x}).at(0);
+    double worst = 0;
+    for (int64_t i = 0; i < got.numel(); ++i)
+      worst = std::max(worst, std::abs(got.getDouble(i) - want.getDouble(i)));
+    EXPECT_LT(worst, 1e-4);
+  }
+}
