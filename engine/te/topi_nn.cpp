@@ -341,18 +341,18 @@ Tensor conv2dWideSymbolic(const Tensor& data, const Tensor& weight, const std::v
 /// (PartitionLoops takes the test out of the interior):
 ///   out[n, o, y, x] = sum padded(data)[n, c(o), y*sh + ky*dh, x*sw + kx*dw] * weight[o, 0, ky, kx]
 /// Where only the height is strided the padded image is stored split into
-/// row phases,
+/// row phases, whose whole rows keep the vector loop free of bounds tests:
 ///   phase[n, c, a, i, j] = padded(data)[n, c, a + i*sh, j]
-///   out[n, o, y, x] = sum phase[n, c(o), ky*dh % sh, y + ky*dh / sh, x + kx*dw] * weight[o, 0, ky,
-///   kx]
-/// whose whole rows keep the vector loop free of bounds tests. The choice was measured (Xeon, one
-/// thread, interleaved): the phase copy of a strided width costs a pass over the image that the
-/// strided reads do not, and the direct read took MobileNetV2's four
-/// stride-2 layers from 0.65-0.70 / 0.21 / 0.063 / 0.080 ms to 0.25-0.26 /
-/// 0.09 / 0.037-0.040 / 0.056 ms (the model 7.8-8.5 -> 7.1-7.4 ms); reading
-/// the image directly for a stride only in height, as PaddleOCR's (2, 1)
-/// layers have, made its classifier 35 % slower (0.83-0.87 -> 1.13-1.22
-/// ms), while sw > 1 left it and the detector and recognizer unchanged.
+///   out[n, o, y, x] = sum phase[n, c(o), ky*dh % sh, y + ky*dh / sh,
+///                               x + kx*dw] * weight[o, 0, ky, kx]
+/// The choice was measured (Xeon, one thread, interleaved): the phase copy
+/// of a strided width costs a pass over the image that the strided reads
+/// do not, and the direct read took MobileNetV2's four stride-2 layers from
+/// 0.65-0.70 / 0.21 / 0.063 / 0.080 ms to 0.25-0.26 / 0.09 / 0.037-0.040 /
+/// 0.056 ms (the model 7.8-8.5 -> 7.1-7.4 ms); reading the image directly
+/// for a stride only in height, as PaddleOCR's (2, 1) layers have, made its
+/// classifier 35 % slower (0.83-0.87 -> 1.13-1.22 ms), while sw > 1 left it
+/// and the detector and recognizer unchanged.
 /// c(o) = o / (O / groups).
 Tensor conv2dDepthwise(const Tensor& data, const Tensor& weight, const std::vector<int64_t>& pad,
                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,

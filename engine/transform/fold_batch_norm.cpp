@@ -1,6 +1,7 @@
 #include "engine/transform/fold_batch_norm.h"
 
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/ir/functor.h"
