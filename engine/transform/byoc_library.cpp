@@ -27,8 +27,6 @@ namespace unity::transform {
 
 using namespace ir;
 
-namespace {
-
 const Call* opCall(const Expr& e, const char* name) {
   auto* c = as<Call>(e);
   if (!c)
@@ -36,6 +34,8 @@ const Call* opCall(const Expr& e, const char* name) {
   auto* op = as<OpRef>(c->op);
   return op && op->name == name ? c : nullptr;
 }
+
+namespace {
 
 const TensorSInfo* tensorOf(const Expr& e) { return as<TensorSInfo>(e->sinfo); }
 

@@ -35,6 +35,8 @@ const LibraryPattern& dnnlPattern();
 /// How often each variable is used (read) in `body`; binding definitions do
 /// not count.
 UseCounts countUses(const ir::Expr& body);
+/// `e` as a call of operator `name`, or null.
+const ir::Call* opCall(const ir::Expr& e, const char* name);
 /// The chains of a block (binding indices), each intermediate single-use.
 std::vector<std::vector<size_t>> claimChains(const LibraryPattern& p, const ir::BindingBlock& b,
                                              const UseCounts& uses);

@@ -14,12 +14,6 @@ using namespace ir;
 
 namespace {
 
-const Call* opCallOf(const Expr& e, const char* name) {
-  auto* c = as<Call>(e);
-  auto* callee = c ? as<OpRef>(c->op) : nullptr;
-  return callee && callee->name == name ? c : nullptr;
-}
-
 /// A float32 constant of shape [n], or null.
 const Constant* channelConstant(const Expr& e, int64_t n) {
   auto* k = as<Constant>(e);
@@ -104,11 +98,11 @@ BaseFunc foldFunction(const BaseFunc& f) {
     for (auto& blk : seq->blocks) {
       std::unordered_map<const VarNode*, const Call*> convs; // var -> its conv2d
       for (auto& b : blk->bindings) {
-        if (const Call* c = opCallOf(b->value, "nn.conv2d")) {
+        if (const Call* c = opCall(b->value, "nn.conv2d")) {
           convs[b->var.get()] = c;
           continue;
         }
-        const Call* bn = opCallOf(b->value, "nn.batch_norm");
+        const Call* bn = opCall(b->value, "nn.batch_norm");
         auto* x = bn && !bn->args.empty() ? as<VarNode>(bn->args[0]) : nullptr;
         auto conv = x ? convs.find(x) : convs.end();
         if (conv == convs.end() || uses[x] != 1 || r.weights.count(conv->second))

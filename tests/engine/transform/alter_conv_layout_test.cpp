@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
+#include "../te/te_test_util.h"
 #include "engine/build.h"
 #include "engine/ir/functor.h"
 #include "engine/ir/intrinsics.h"
@@ -19,17 +19,9 @@
 
 using namespace unity;
 using namespace unity::ir;
+using unity::te::testing::randomTensor;
 
 namespace {
-
-unity::Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
-  unity::Tensor t(DataType::Float32(), std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.mutableDataAs<float>()[i] = d(rng);
-  return t;
-}
 
 /// Replaces the parameter `w` of main by the constant `value`.
 struct BindWeight : ExprMutator {
