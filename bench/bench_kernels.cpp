@@ -630,7 +630,10 @@ int main(int argc, char** argv) {
                           // depthwise 3x3 (stride 1 and 2)
                           ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1},
                           ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
-                          ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96}})
+                          ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
+                          // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
+                          // than one AVX-512 vector
+                          ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}})
         if (want("conv") && wantRow(convLabel(s)))
           benchConv(s, t, budget);
     if (want("examples"))

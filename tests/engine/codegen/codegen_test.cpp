@@ -365,6 +365,48 @@ TEST(Codegen, LoopMetadataAtO0) {
   EXPECT_NE(ir.find("define i32 @meta(ptr"), std::string::npos);
 }
 
+/// Y[i] = X[stride * i] + 1 over n elements, the loop vectorized.
+PrimFuncRef vectorAddOne(int64_t n, int64_t stride) {
+  auto X = makeBuffer("X", DataType::Float32(), {intImm(n * stride)}),
+       Y = makeBuffer("Y", DataType::Float32(), {intImm(n)});
+  auto i = primVar("i");
+  Stmt body = store(Y, load(X, {PrimExpr(i) * intImm(stride)}) + floatImm(1.0), {i});
+  return primFunc({bufParam(X), bufParam(Y)}, loop(i, intImm(n), body, ForKind::Vectorized));
+}
+
+TEST(Codegen, ShortVectorLoopsGetAMaskedTailWhereTheMachineHasMasks) {
+  // 14 contiguous floats on AVX-512: one masked vector of 16, not LLVM's own
+  // choice of 4 + 4 + 4 + 2 (the rows of a 14-wide depthwise convolution).
+  auto irFor = [](int64_t n, int64_t stride, const std::string& cpu) {
+    codegen::CodegenOptions opts;
+    opts.triple = "x86_64-unknown-linux-gnu";
+    opts.cpu = cpu;
+    opts.optLevel = 0; // the loop metadata as emitted
+    return codegen::emitLLVMIR({{"k", vectorAddOne(n, stride)}}, opts);
+  };
+  const std::string predicate = "llvm.loop.vectorize.predicate.enable";
+  std::string masked = irFor(14, 1, "skylake-avx512");
+  EXPECT_NE(masked.find(predicate), std::string::npos) << masked;
+  EXPECT_NE(masked.find("!\"llvm.loop.vectorize.width\", i32 16"), std::string::npos) << masked;
+  EXPECT_NE(irFor(7, 1, "skylake-avx512").find("!\"llvm.loop.vectorize.width\", i32 8"),
+            std::string::npos);
+  // A strided read would become masked gathers; whole vectors need no mask;
+  // long loops keep LLVM's vector body and remainder; AVX2 has no cheap masks.
+  EXPECT_EQ(irFor(14, 2, "skylake-avx512").find(predicate), std::string::npos);
+  EXPECT_EQ(irFor(32, 1, "skylake-avx512").find(predicate), std::string::npos);
+  EXPECT_EQ(irFor(100, 1, "skylake-avx512").find(predicate), std::string::npos);
+  EXPECT_EQ(irFor(14, 1, "haswell").find(predicate), std::string::npos);
+  // Values on this machine, whichever form it gets.
+  for (int64_t n : {3, 7, 14, 28, 49}) {
+    auto m = compileForHost({{"k", vectorAddOne(n, 1)}});
+    Tensor x = filled(DataType::Float32(), {n}, [](int64_t k) { return double(k) * 0.5; });
+    Tensor y(DataType::Float32(), {n});
+    callKernel(*m, "k", {&x, &y});
+    for (int64_t k = 0; k < n; ++k)
+      EXPECT_EQ(y.getDouble(k), double(k) * 0.5 + 1.0) << n << " " << k;
+  }
+}
+
 TEST(Codegen, KernelChecksArgCountAndShapesItself) {
   auto m = compileForHost({{"matmul", matmulParallelVectorized(4)}});
   auto fn = m->lookup("matmul");
