@@ -63,6 +63,7 @@ const std::vector<Knob>& knobs() {
       knob("prefetch_slices", &SchedulePolicy::prefetchSlices),
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
+      knob("padding_at_consumer", &SchedulePolicy::paddingAtConsumer),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
       knob("pack_reused_input", &SchedulePolicy::packReusedInput),
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),

@@ -86,6 +86,13 @@ struct SchedulePolicy {
   /// Keep a padding producer (a Select) materialized when a reduction reads
   /// it, instead of inlining the bounds test into every multiply-add.
   bool keepPaddingProducers = true;
+  /// Compute such a kept padding producer per plane under the parallel
+  /// loop of the depthwise convolution (taps inside the vector loop) that
+  /// reads it (computeAt): each iteration pads the channel it is about to
+  /// read into a one-plane buffer that stays in cache, instead of a padded
+  /// copy of the whole image written out and read back. MobileNetV2's
+  /// 32x112x112 depthwise layer: 0.34 -> 0.22 ms in the model.
+  bool paddingAtConsumer = true;
   /// Move an elementwise consumer of a reduction (a bias/batch-norm/clip/
   /// residual epilogue) under the reduction's tile loop, after the tile's
   /// reduction, so it reads the accumulators while they are in L1 instead

@@ -10,7 +10,10 @@
 //    [keepPaddingProducers]: a producer whose value holds a Select
 //    (padding) is kept when a reduction reads it — inlined, the bounds
 //    test would run at every multiply-add; materialized, it is one cheap
-//    pass over the data.
+//    pass over the data. [paddingAtConsumer]: the padded copy read by a
+//    depthwise convolution (the taps-inside rule below) is then computed
+//    one plane at a time under that convolution's parallel channel loop
+//    (computeAt, padUnderConsumer), into a buffer of one plane.
 // 2. Each remaining block, on the loops that hold only it ("own" loops):
 //    - spatial only: the innermost loop is vectorized [vectorize] when it
 //      runs along the last index of the stored buffer (contiguous writes);
@@ -586,6 +589,35 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
   }
 }
 
+/// A kept padding producer (inlineProducers) that the taps-inside
+/// reduction rv reads moves under rv's outermost loop (the parallel one,
+/// over channels): each iteration pads the plane it is about to read into a
+/// buffer of one plane (StorageRewrite shrinks it), which stays in L1/L2,
+/// instead of a full padded copy of the image written to memory and read
+/// back. Its row loop is vectorized. Left as it was when computeAt refuses.
+void padUnderConsumer(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
+  auto blk = s.block(rv);
+  for (auto& prv : s.getBlocks()) {
+    auto pb = s.block(prv);
+    auto* st = as<BufferStore>(pb->body);
+    if (pb.get() == blk.get() || isReduction(pb.get()) || !st || !hasSelect(st->value) ||
+        !readsBuffer(blk.get(), st->buffer.get()))
+      continue;
+    Schedule attempt = s;
+    try {
+      attempt.computeAt(prv, attempt.getLoops(rv).front());
+      auto loops = ownLoops(attempt, prv);
+      if (!loops.empty() &&
+          contiguousLoop(attempt.block(prv).get(), loops) == static_cast<int>(loops.size()) - 1 &&
+          constExtent(loops.back().f) != 1)
+        vectorizeOrUnroll(attempt, loops.back().rv, p);
+    } catch (const Error&) {
+      continue;
+    }
+    s = attempt;
+  }
+}
+
 void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, bool allowTail,
                        TileHints hints, int64_t xTailFactor) {
   const int64_t lanes = p.vectorLanes, maxTile = p.maxTileVectors * lanes;
@@ -713,6 +745,8 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
       s.unroll(l);
     vectorizeOrUnroll(s, xi, p);
     parallelizeOuter(s, outer, p);
+    if (p.paddingAtConsumer && !outer.empty())
+      padUnderConsumer(s, rv, p);
     return;
   }
   order.insert(order.end(), red.begin(), red.end());

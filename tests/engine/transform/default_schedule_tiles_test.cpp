@@ -412,3 +412,38 @@ TEST(DefaultScheduleTiles, DepthwiseConvolutionTapsInsideTheVectorLoop) {
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
   }
 }
+
+TEST(DefaultScheduleTiles, DepthwisePaddingIsComputedPlaneByPlaneUnderTheChannelLoop) {
+  // The padded copy a depthwise convolution reads (pad_temp for stride 1,
+  // pad_phase for a stride in height only) moves under the convolution's
+  // parallel loop: the outermost loop around both blocks is the same
+  // parallel loop. With the knob off it stays a nest of its own.
+  std::vector<ConvCase> cases{{6, 9, 13, 6, 3, 3, {1, 1, 1, 1}, {1, 1}, {1, 1}, 6},
+                              {5, 11, 7, 5, 3, 3, {0, 1, 2, 0}, {1, 1}, {1, 1}, 5},
+                              {4, 11, 14, 4, 3, 3, {1, 1, 1, 1}, {1, 1}, {2, 1}, 4},
+                              {3, 10, 9, 6, 5, 5, {2, 2, 2, 2}, {1, 1}, {1, 1}, 3}};
+  uint32_t seed = 340;
+  for (auto& k : cases) {
+    auto f = convFunc(k);
+    std::string pad = hasBlock(f, "pad_phase") ? "pad_phase" : "pad_temp";
+    std::string what = pad + " " + std::to_string(k.c) + "x" + std::to_string(k.h) + "x" +
+                       std::to_string(k.w) + " o" + std::to_string(k.o);
+    ASSERT_TRUE(hasBlock(f, pad)) << what;
+    auto [x, w, want] = convInputs(k, seed);
+    for (bool atConsumer : {true, false}) {
+      auto policy = avx512Policy(2);
+      policy.paddingAtConsumer = atConsumer;
+      auto g = transform::defaultSchedule(f, policy);
+      auto padLoops = loopsOf(g, pad), convLoops = loopsOf(g, "conv");
+      ASSERT_FALSE(padLoops.empty() || convLoops.empty()) << what;
+      EXPECT_EQ(padLoops[0].get() == convLoops[0].get(), atConsumer) << what;
+      EXPECT_EQ(convLoops[0]->forKind, ForKind::Parallel) << what;
+      // Its own loops run serially in each iteration, the row vectorized.
+      for (size_t i = 1; i < padLoops.size(); ++i)
+        EXPECT_NE(padLoops[i]->forKind, ForKind::Parallel) << what;
+      EXPECT_EQ(padLoops.back()->forKind, ForKind::Vectorized) << what;
+      EXPECT_TRUE(close(run(g, {x, w}, want.shape()), want)) << "scheduled " << what;
+    }
+    EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
+  }
+}
