@@ -24,8 +24,10 @@
 // stays vectorized, because LLVM's vectorizer already emits the vector loop
 // plus a scalar remainder loop (or a masked tail where the target profits);
 // splitting the tail off here would only duplicate that, without knowing the
-// width LLVM picks. Conditional statements and non-contiguous accesses stay
-// legal too: LLVM predicates them (masked loads/stores, gathers).
+// width LLVM picks (codegen asks for a masked tail itself where the machine
+// has mask registers; see loopMetadata in llvm_codegen.cpp). Conditional
+// statements and non-contiguous accesses stay legal too: LLVM predicates
+// them (masked loads/stores, gathers).
 // The pass runs after LowerIntrinsics, so rsqrt, sigmoid and float32 erf
 // are already plain arithmetic and do not block vectorization.
 #include <optional>
