@@ -64,6 +64,7 @@ const std::vector<Knob>& knobs() {
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
       knob("padding_at_consumer", &SchedulePolicy::paddingAtConsumer),
+      knob("partition_rows", &SchedulePolicy::partitionRows),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),
       knob("pack_reused_input", &SchedulePolicy::packReusedInput),
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),

@@ -93,6 +93,13 @@ struct SchedulePolicy {
   /// copy of the whole image written out and read back. MobileNetV2's
   /// 32x112x112 depthwise layer: 0.34 -> 0.22 ms in the model.
   bool paddingAtConsumer = true;
+  /// With several cores, split between the threads by output rows rather
+  /// than by channels a depthwise convolution whose rows divide evenly
+  /// (one chunk of rows per core, its padded copy per chunk and channel)
+  /// and a packed convolution that reduces more channels than it outputs
+  /// (a projection): each thread then reads what it wrote in the kernel
+  /// before. MobileNetV2 on two threads: 5.6-5.8 -> 5.4 ms median.
+  bool partitionRows = true;
   /// Move an elementwise consumer of a reduction (a bias/batch-norm/clip/
   /// residual epilogue) under the reduction's tile loop, after the tile's
   /// reduction, so it reads the accumulators while they are in L1 instead

@@ -13,7 +13,9 @@
 //    pass over the data. [paddingAtConsumer]: the padded copy read by a
 //    depthwise convolution (the taps-inside rule below) is then computed
 //    one plane at a time under that convolution's parallel channel loop
-//    (computeAt, padUnderConsumer), into a buffer of one plane.
+//    (computeAt, padUnderConsumer), into a buffer of one plane; with
+//    several cores and [partitionRows], one chunk of rows per core, the
+//    padding per chunk and channel (see rowsFirst).
 // 2. Each remaining block, on the loops that hold only it ("own" loops):
 //    - spatial only: the innermost loop is vectorized [vectorize] when it
 //      runs along the last index of the stored buffer (contiguous writes);
@@ -589,13 +591,32 @@ void splitOffTail(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& lo
   }
 }
 
+/// Whether a convolution's nest may be split between the threads by output
+/// rows: several cores, and the outer loops in the order of the output's
+/// first three dimensions (n, channel or channel block, row), as topi
+/// writes an NCHW or blocked convolution. Why rows (partitionRows): a 1x1
+/// projection reads every channel of its input; split by channels, each
+/// thread reads all of it, half from the cache of the core that wrote it
+/// (the depthwise layer before, itself split by channels) and got slower
+/// on two threads than on one (MobileNetV2's 576 -> 96 at 14x14: 0.176 ms
+/// on one thread, 0.187 on two). Split by rows in both kernels, each thread
+/// reads the rows it wrote: 0.168 -> 0.119 ms on two threads. Expansions
+/// (more outputs than inputs) keep the channel split: by rows, each thread
+/// would read every weight (docs/benchmarks.md, "Session 12").
+bool rowsFirst(const SchedulePolicy& p, const std::vector<LoopRV>& outer,
+               const std::vector<OwnLoop>& loops, const std::vector<size_t>& spatial) {
+  return p.partitionRows && p.parallelize && p.cores > 1 && outer.size() >= 3 &&
+         spatial.size() >= 4 && sameNode(outer[0].var, loops[0].rv.var) &&
+         sameNode(outer[1].var, loops[1].rv.var) && sameNode(outer[2].var, loops[2].rv.var);
+}
+
 /// A kept padding producer (inlineProducers) that the taps-inside
 /// reduction rv reads moves under rv's outermost loop (the parallel one,
 /// over channels): each iteration pads the plane it is about to read into a
 /// buffer of one plane (StorageRewrite shrinks it), which stays in L1/L2,
 /// instead of a full padded copy of the image written to memory and read
 /// back. Its row loop is vectorized. Left as it was when computeAt refuses.
-void padUnderConsumer(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
+void padUnderConsumer(Schedule& s, const BlockRV& rv, const LoopRV& at, const SchedulePolicy& p) {
   auto blk = s.block(rv);
   for (auto& prv : s.getBlocks()) {
     auto pb = s.block(prv);
@@ -605,7 +626,7 @@ void padUnderConsumer(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
       continue;
     Schedule attempt = s;
     try {
-      attempt.computeAt(prv, attempt.getLoops(rv).front());
+      attempt.computeAt(prv, at);
       auto loops = ownLoops(attempt, prv);
       if (!loops.empty() &&
           contiguousLoop(attempt.block(prv).get(), loops) == static_cast<int>(loops.size()) - 1 &&
@@ -736,6 +757,22 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
     taps = e < 0 ? p.maxUnrolledTaps + 1 : taps * e;
   }
   bool tapsInside = red.size() > 1 && taps <= p.maxUnrolledTaps && !ui.var;
+  // [partitionRows] A depthwise convolution whose rows divide evenly
+  // between the cores runs one chunk of rows per core, outermost and
+  // parallel, then its channels: [n, y_o (cores), c, y_i, x | taps], and
+  // its padded copy is computed per chunk and channel (the rows of the
+  // chunk and the halo, private to the iteration: StorageRewrite).
+  int64_t rowsExt = spatial.size() == 4 ? constExtent(loops[2].f) : -1;
+  bool dwRows = tapsInside && rowsFirst(p, outer, loops, spatial) && spatial.size() == 4 &&
+                rowsExt > 0 && rowsExt % p.cores == 0 && rowsExt / p.cores >= 2;
+  LoopRV rowChunk, chanLoop = outer.empty() ? LoopRV{} : outer[1 % outer.size()];
+  if (dwRows) {
+    auto parts = s.split(outer[2], {p.cores, -1});
+    rowChunk = parts[0];
+    std::vector<LoopRV> o{outer[0], parts[0], outer[1], parts[1]};
+    o.insert(o.end(), outer.begin() + 3, outer.end());
+    order = o;
+  }
   if (tapsInside) {
     order.push_back(xi);
     order.insert(order.end(), red.begin(), red.end());
@@ -744,10 +781,22 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
     for (auto& l : red)
       s.unroll(l);
     vectorizeOrUnroll(s, xi, p);
-    parallelizeOuter(s, outer, p);
+    if (dwRows)
+      s.parallel(s.fuse({outer[0], rowChunk}));
+    else
+      parallelizeOuter(s, outer, p);
     if (p.paddingAtConsumer && !outer.empty())
-      padUnderConsumer(s, rv, p);
+      padUnderConsumer(s, rv, dwRows ? chanLoop : s.getLoops(rv).front(), p);
     return;
+  }
+  // [partitionRows] A packed convolution that reduces more channels than
+  // it outputs (a 1x1 projection after a depthwise layer) runs its rows
+  // outermost, so the threads split it by output rows (see rowsFirst).
+  if (rowsFirst(p, outer, loops, spatial) && spatial.size() == 5 && !reduce.empty() &&
+      constExtent(loops[1].f) * constExtent(loops[4].f) < constExtent(loops[reduce[0]].f) &&
+      constExtent(loops[2].f) >= p.parallelTarget()) {
+    std::swap(outer[1], outer[2]);
+    order = outer;
   }
   order.insert(order.end(), red.begin(), red.end());
   if (ui.var)
@@ -879,10 +928,10 @@ bool fuseEpilogue(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
     for (size_t j = 0; j < moved->bindings.size(); ++j)
       walkPrimExpr(moved->bindings[j], [&](const PrimExpr& x) {
         auto* m = as<BinaryExpr>(x);
-        auto k = m && m->op() == NodeKind::FloorMod && schedule::detail::usesVar(m->a, walk)
-                     ? asConstInt(m->b)
-                     : std::nullopt;
-        narrow = narrow || (k && e < *k);
+        int64_t k = 0; // the modulus of a FloorMod over the walk, else 0
+        if (m && m->op() == NodeKind::FloorMod && schedule::detail::usesVar(m->a, walk))
+          k = asConstInt(m->b).value_or(0);
+        narrow = narrow || (k && e < k);
         flat = flat || k;
         // The walk drops columns (x = p % Wq < OW) unless the row it walks
         // is exactly the output's: then y * OW + x is p itself and the

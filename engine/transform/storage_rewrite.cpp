@@ -278,6 +278,211 @@ Stmt allocateAround(const BufferRef& buf, const Stmt& s, bool shrink) {
   return make<Allocate>(compact, rebase.mutate(s));
 }
 
+/// The box [base + lo, base + hi] one access touches, relative to `base`
+/// (expressions over the variables outside the access's loops), or nothing
+/// when an index does not stay a constant distance from its base.
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+accessBox(const Access& a, const std::vector<PrimExpr>& base) {
+  arith::Analyzer an;
+  std::vector<PrimExpr> idx = a.indices;
+  for (auto it = a.loops.rbegin(); it != a.loops.rend(); ++it) {
+    auto ext = asConstInt((*it)->extent);
+    if (!ext || *ext <= 0)
+      return std::nullopt;
+    auto t = make<PrimVar>((*it)->var->name + "_t", (*it)->var->dtype);
+    an.bind(t, Range{intImm(0, t->dtype), intImm(*ext, t->dtype)});
+    std::unordered_map<const PrimVar*, PrimExpr> sub{{(*it)->var.get(), (*it)->min + PrimExpr(t)}};
+    for (auto& e : idx)
+      e = substitute(e, sub);
+  }
+  std::vector<int64_t> lo, hi;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (idx[d]->dtype != base[d]->dtype)
+      return std::nullopt;
+    auto b = an.constIntBound(an.simplify(idx[d] - base[d]));
+    if (b.min == arith::ConstIntBound::kNegInf || b.max == arith::ConstIntBound::kPosInf)
+      return std::nullopt;
+    lo.push_back(b.min);
+    hi.push_back(b.max);
+  }
+  return std::make_pair(lo, hi);
+}
+
+/// A store that writes a distinct element in every iteration of its loops:
+/// each loop variable moves exactly one index by exactly 1 per iteration,
+/// and no index moves with two of them. Its box then holds exactly
+/// product(extents) elements, all written.
+bool storeIsDense(const Access& a) {
+  std::vector<int> dimsOf(a.loops.size(), 0);
+  for (size_t d = 0; d < a.indices.size(); ++d) {
+    int moving = 0;
+    for (size_t l = 0; l < a.loops.size(); ++l) {
+      const For* f = a.loops[l];
+      std::unordered_map<const PrimVar*, PrimExpr> next{{f->var.get(), f->var + 1}};
+      auto step = asConstInt(arith::simplify(substitute(a.indices[d], next) - a.indices[d]));
+      if (!step)
+        return false;
+      if (*step == 0)
+        continue;
+      if (*step != 1)
+        return false;
+      ++moving;
+      ++dimsOf[l];
+    }
+    if (moving > 1)
+      return false;
+  }
+  for (int n : dimsOf)
+    if (n != 1)
+      return false;
+  return true;
+}
+
+/// True when every element of `buf` that s reads was written earlier by s
+/// itself, so s can run on a fresh copy of the buffer: s is a sequence whose
+/// leading statements only store (dense stores, no conditionals, pairwise
+/// disjoint boxes that together fill one box) and whose later statements
+/// only read inside that box; or a loop, allocation or let around such an s.
+/// A padded copy computed under a loop (computeAt) and then read there is
+/// this: iterations that read overlapping rows (a halo) still each write
+/// every row they read, so each can have a private buffer.
+bool deadOnEntry(const Buffer* buf, const Stmt& s) {
+  switch (s->kind()) {
+  case NodeKind::For:
+    return deadOnEntry(buf, as<For>(s)->body);
+  case NodeKind::Allocate:
+    return deadOnEntry(buf, as<Allocate>(s)->body);
+  case NodeKind::LetStmt: {
+    auto* op = as<LetStmt>(s);
+    return !uses(buf, make<Evaluate>(op->value)) && deadOnEntry(buf, op->body);
+  }
+  case NodeKind::SeqStmt:
+    break;
+  default:
+    return false;
+  }
+  const auto& seq = as<SeqStmt>(s)->seq;
+  std::vector<Access> stores, loads;
+  bool reading = false;
+  for (auto& st : seq) {
+    AccessCollector c(buf);
+    c.stmt(st);
+    if (c.opaque)
+      return false;
+    if (c.accesses.empty())
+      continue;
+    size_t nStores = 0;
+    walkStmt(st, [&](const Stmt& x) {
+      if (auto* w = as<BufferStore>(x); w && w->buffer.get() == buf)
+        ++nStores;
+    });
+    if (nStores == c.accesses.size() && !reading) {
+      bool branches = false;
+      walkStmt(st, [&](const Stmt& x) { branches |= x->kind() == NodeKind::IfThenElse; });
+      if (branches)
+        return false;
+      stores.insert(stores.end(), c.accesses.begin(), c.accesses.end());
+    } else if (nStores == 0 && !stores.empty()) {
+      reading = true;
+      loads.insert(loads.end(), c.accesses.begin(), c.accesses.end());
+    } else {
+      return false; // a statement that reads before all writes are done, or mixes them
+    }
+  }
+  if (stores.empty() || loads.empty())
+    return false;
+  std::unordered_map<const PrimVar*, PrimExpr> zero;
+  for (auto* f : stores[0].loops)
+    zero[f->var.get()] = f->min;
+  std::vector<PrimExpr> base;
+  for (auto& i : stores[0].indices)
+    base.push_back(arith::simplify(substitute(i, zero)));
+  size_t nd = base.size();
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> boxes;
+  std::vector<int64_t> lo(nd, std::numeric_limits<int64_t>::max()),
+      hi(nd, std::numeric_limits<int64_t>::min());
+  int64_t written = 0;
+  for (auto& a : stores) {
+    if (a.indices.size() != nd || !storeIsDense(a))
+      return false;
+    auto box = accessBox(a, base);
+    if (!box)
+      return false;
+    int64_t n = 1;
+    for (auto* f : a.loops)
+      n *= *asConstInt(f->extent); // accessBox checked they are constant
+    written += n;
+    for (size_t d = 0; d < nd; ++d) {
+      lo[d] = std::min(lo[d], box->first[d]);
+      hi[d] = std::max(hi[d], box->second[d]);
+    }
+    for (auto& other : boxes) {
+      bool apart = false;
+      for (size_t d = 0; d < nd; ++d)
+        apart |= box->second[d] < other.first[d] || other.second[d] < box->first[d];
+      if (!apart)
+        return false;
+    }
+    boxes.push_back(*box);
+  }
+  int64_t volume = 1;
+  for (size_t d = 0; d < nd; ++d)
+    volume *= hi[d] - lo[d] + 1;
+  if (written != volume)
+    return false;
+  for (auto& a : loads) {
+    if (a.indices.size() != nd)
+      return false;
+    auto box = accessBox(a, base);
+    if (!box)
+      return false;
+    for (size_t d = 0; d < nd; ++d)
+      if (box->first[d] < lo[d] || box->second[d] > hi[d])
+        return false;
+  }
+  return true;
+}
+
+/// True when the allocation of the buffer named `name` in s sits inside a
+/// loop of s.
+bool allocatedUnderLoop(const Stmt& s, const std::string& name, bool underLoop = false) {
+  bool found = false, result = false;
+  std::function<void(const Stmt&, bool)> walk = [&](const Stmt& t, bool loop) {
+    if (!t || found)
+      return;
+    switch (t->kind()) {
+    case NodeKind::Allocate: {
+      auto* a = as<Allocate>(t);
+      if (a->buffer->name == name) {
+        found = true;
+        result = loop;
+        return;
+      }
+      walk(a->body, loop);
+      break;
+    }
+    case NodeKind::For:
+      walk(as<For>(t)->body, true);
+      break;
+    case NodeKind::LetStmt:
+      walk(as<LetStmt>(t)->body, loop);
+      break;
+    case NodeKind::SeqStmt:
+      for (auto& c : as<SeqStmt>(t)->seq)
+        walk(c, loop);
+      break;
+    case NodeKind::IfThenElse:
+      walk(as<IfThenElse>(t)->then, loop);
+      walk(as<IfThenElse>(t)->otherwise, loop);
+      break;
+    default:
+      break;
+    }
+  };
+  walk(s, underLoop);
+  return result;
+}
+
 /// Places the allocation of `buf` as deep inside `s` as is safe.
 Stmt place(const BufferRef& buf, const Stmt& s, bool insideLoop) {
   switch (s->kind()) {
@@ -302,11 +507,14 @@ Stmt place(const BufferRef& buf, const Stmt& s, bool insideLoop) {
     if (op->forKind == ForKind::Vectorized)
       break;
     auto slice = sliceOf(buf.get(), op->body);
-    if (!slice || sliceBytes(*slice, buf->dtype) > kMaxStackBytes ||
-        !iterationsDisjoint(op, *slice))
+    if (!slice || !(iterationsDisjoint(op, *slice) || deadOnEntry(buf.get(), op->body)))
       break;
-    return make<For>(op->var, op->min, op->extent, op->forKind, place(buf, op->body, true),
-                     op->annotations);
+    // Too large for one iteration's stack here, it may still fit deeper
+    // (a loop inside whose iterations take smaller disjoint slices).
+    Stmt inner = place(buf, op->body, true);
+    if (sliceBytes(*slice, buf->dtype) > kMaxStackBytes && !allocatedUnderLoop(inner, buf->name))
+      break;
+    return make<For>(op->var, op->min, op->extent, op->forKind, inner, op->annotations);
   }
   case NodeKind::Allocate: {
     auto* op = as<Allocate>(s);

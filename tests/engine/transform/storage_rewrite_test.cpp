@@ -202,6 +202,102 @@ def f(A: T.Buffer((2, 32768), "float32"), B: T.Buffer((2, 32768), "float32")):
   EXPECT_EQ(g.get(), f.get()) << "nothing to change";
 }
 
+TEST(StorageRewrite, AHaloCopyRewrittenInEveryIterationBecomesPrivate) {
+  // Each (io, c) pads rows [io*3, io*3 + 5) of channel c (a 3x3 window's
+  // halo: the two chunks of io overlap by two rows) in three stores that
+  // together fill the box, then reads only inside it: the buffer is dead on
+  // entry to every iteration, so each gets its own (1, 5, 8) copy although
+  // the iterations of io touch overlapping rows. The large middle loop
+  // alone (c = 4 channels of 8 x 8) takes it past one iteration of io.
+  const std::string kernel = R"(
+@T.prim_func
+def f(A: T.Buffer((4, 6, 6), "float32"), B: T.Buffer((4, 6, 6), "float32")):
+    with T.allocate((4, 8, 8), "float32") as pad:
+        for io in T.parallel(2):
+            for c in T.serial(4):
+                for r in T.serial(ROWS):
+                    pad[c, io * 3 + r, 0] = T.float32(0.0)
+                    for x in T.serial(6):
+                        pad[c, io * 3 + r, x + 1] = T.Select(io * 3 + r - 1 >= 0 and io * 3 + r - 1 < 6, A[c, T.max(T.min(io * 3 + r - 1, 5), 0), x], T.float32(0.0))
+                    pad[c, io * 3 + r, 7] = T.float32(0.0)
+                for ii in T.serial(3):
+                    for x2 in T.serial(6):
+                        B[c, io * 3 + ii, x2] = pad[c, io * 3 + ii, x2] + pad[c, io * 3 + ii + 1, x2 + 1] + pad[c, io * 3 + ii + 2, x2 + 2]
+)";
+  auto withRows = [&](const std::string& rows) {
+    std::string t = kernel;
+    t.replace(t.find("ROWS"), 4, rows);
+    return parseFunc(t);
+  };
+  auto f = withRows("5");
+  auto g = transform::storageRewrite(f);
+  auto placed = allocations(g);
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0].loops, (std::vector<std::string>{"io", "c"}));
+  EXPECT_EQ(placed[0].shape, (std::vector<int64_t>{1, 5, 8}));
+  expectSameResults(f, g, {{4, 6, 6}, {4, 6, 6}});
+
+  // Four rows written, five read: the fifth comes from the iteration
+  // before, so the buffer may not be private to io (within io, each c still
+  // owns its channel).
+  auto h = withRows("4");
+  auto placedH = allocations(transform::storageRewrite(h));
+  ASSERT_EQ(placedH.size(), 1u);
+  EXPECT_TRUE(placedH[0].loops.empty());
+}
+
+TEST(StorageRewrite, ACopyWrittenUnderAConditionOrReadFirstIsNotPrivate) {
+  // Written under an if (maybe not every element), or read before it is
+  // written: an iteration may see the previous one's values, so tmp stays
+  // outside the loop.
+  for (const char* text : {R"(
+@T.prim_func
+def f(A: T.Buffer((8, 4), "float32"), B: T.Buffer((8,), "float32")):
+    with T.allocate((4,), "float32") as tmp:
+        for i in T.serial(8):
+            for r in T.serial(4):
+                if i > 0:
+                    tmp[r] = A[i, r]
+            B[i] = tmp[0] + tmp[3]
+)",
+                           R"(
+@T.prim_func
+def f(A: T.Buffer((8, 4), "float32"), B: T.Buffer((8,), "float32")):
+    with T.allocate((4,), "float32") as tmp:
+        for i in T.serial(8):
+            B[i] = tmp[0] + tmp[3]
+            for r in T.serial(4):
+                tmp[r] = A[i, r]
+)"}) {
+    auto placed = allocations(transform::storageRewrite(parseFunc(text)));
+    ASSERT_EQ(placed.size(), 1u) << text;
+    EXPECT_TRUE(placed[0].loops.empty()) << text;
+  }
+}
+
+TEST(StorageRewrite, TooLargeForOneOuterIterationFitsOneInnerOne) {
+  // One iteration of i touches 16 x 2048 floats (128 KiB, over the stack
+  // budget), one iteration of c a row of 2048 (8 KiB): the allocation goes
+  // through i into c instead of staying outside both.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((2, 16, 2048), "float32"), B: T.Buffer((2, 16, 2048), "float32")):
+    with T.allocate((2, 16, 2048), "float32") as tmp:
+        for i in T.parallel(2):
+            for c in T.serial(16):
+                for j in T.serial(2048):
+                    tmp[i, c, j] = A[i, c, j] * T.float32(2.0)
+                for j2 in T.serial(2048):
+                    B[i, c, j2] = tmp[i, c, 2047 - j2]
+)");
+  auto g = transform::storageRewrite(f);
+  auto placed = allocations(g);
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0].loops, (std::vector<std::string>{"i", "c"}));
+  EXPECT_EQ(placed[0].shape, (std::vector<int64_t>{1, 1, 2048}));
+  expectSameResults(f, g, {{2, 16, 2048}, {2, 16, 2048}});
+}
+
 TEST(StorageRewrite, DisjointLifetimesShareOneBuffer) {
   // t1 lives in statements 0-1, t2 in 2-3, t3 overlaps both and stays apart.
   auto f = parseFunc(R"(
