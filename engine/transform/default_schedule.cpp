@@ -732,6 +732,23 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
       uo = loops[u].rv;
     }
   }
+  // A tile as wide as the whole row with nothing else to share between
+  // the cores (a matrix-vector product: the classifier of a CNN, M = 1)
+  // is cut into one chunk of columns per core, outermost and parallel;
+  // otherwise it ran on one thread (MobileNetV2's 1280 -> 1000: 0.31 ms on
+  // one thread, 0.26 on two).
+  if (!splitX && !symX && !hints.xo.var && !hints.uo.var && p.parallelize && p.cores > 1 &&
+      ex % p.cores == 0 && ex / p.cores >= 4 * lanes) {
+    int64_t others = 1;
+    for (size_t k : spatial)
+      if (static_cast<int>(k) != x)
+        others *= isSymbolic(loops[k].f) ? p.cores : std::max<int64_t>(1, constExtent(loops[k].f));
+    if (others < p.cores) {
+      auto parts = s.split(loops[x].rv, {p.cores, -1});
+      xo = parts[0];
+      xi = parts[1];
+    }
+  }
   std::vector<LoopRV> order, outer;
   for (size_t k : spatial)
     if (static_cast<int>(k) != x && static_cast<int>(k) != u &&

@@ -447,3 +447,22 @@ TEST(DefaultScheduleTiles, DepthwisePaddingIsComputedPlaneByPlaneUnderTheChannel
     EXPECT_TRUE(close(buildAndRun(f, {x, w}), want)) << "built " << what;
   }
 }
+
+TEST(DefaultScheduleTiles, AMatrixVectorProductSplitsItsColumnsBetweenTheCores) {
+  // M = 1 (a classifier): the row of 1000 columns is one tile with nothing
+  // outside it; with two cores it is cut into two chunks of 500 columns,
+  // parallel; with one core it stays whole. Values either way.
+  auto f = te::matmulPrimFunc(1, 1000, 256);
+  auto a = randomTensor({1, 256}, 70), b = randomTensor({256, 1000}, 71);
+  for (int cores : {1, 2}) {
+    auto g = transform::defaultSchedule(f, avx512Policy(cores));
+    auto loops = loopsOf(g, "C");
+    ASSERT_FALSE(loops.empty()) << cores;
+    // The parallel loop: the one row (extent 1) on one core, two chunks on two.
+    EXPECT_EQ(loops.front()->forKind, ForKind::Parallel) << cores;
+    EXPECT_EQ(asConstInt(loops.front()->extent), cores == 2 ? 2 : 1);
+    EXPECT_EQ(asConstInt(loops.back()->extent), cores == 2 ? 500 : 1000);
+    EXPECT_EQ(loops.back()->forKind, ForKind::Vectorized) << cores;
+    EXPECT_TRUE(close(run(g, {a, b}, {1, 1000}), matmulRef(a, b))) << cores;
+  }
+}
