@@ -4,11 +4,12 @@
 // first). `place` walks down from the Allocate's body while the buffer's
 // uses stay inside one child: through a sequence whose only user is one
 // statement, through other allocations and lets, and into a loop whose
-// iterations touch disjoint slices. Slices are computed per access: every
-// loop variable between the candidate scope and the access is replaced by
-// `min + t` with a fresh `t` in [0, extent) (extents must be constant), the
-// "base" of a dimension is the first access's index with all those `t` at 0,
-// and the constant bounds of (index - base) over the `t` give the slice
+// iterations touch disjoint slices or are each dead on entry
+// (deadOnEntry). Slices are computed per access: every loop variable
+// between the candidate scope and the access is replaced by `min + t` with
+// a fresh `t` in [0, extent) (extents must be constant), the "base" of a
+// dimension is the first access's index with all those `t` at 0, and the
+// constant bounds of (index - base) over the `t` give the slice
 // [base + lo, base + hi]. Iterations of loop v touch disjoint slices when, in
 // some dimension, base(v + 1) - base(v) is a constant at least as large as
 // the slice's extent. The final scope gets a buffer of the slice's extents,

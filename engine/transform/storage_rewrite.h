@@ -8,13 +8,18 @@
 //     holds every access of its buffer: into the only statement of a
 //     sequence that uses it, and into a loop (serial, parallel or unrolled,
 //     never a vectorized one) when each iteration of that loop touches a
-//     slice of the buffer no other iteration touches. The buffer then
+//     slice of the buffer no other iteration touches, or first writes every
+//     element it then reads (dense unconditional stores filling one box,
+//     then reads inside it: a padded copy with a halo, recomputed per chunk
+//     of rows, whose chunks overlap). The buffer then
 //     shrinks to the region one iteration touches (constant extents only)
 //     and its indices are rebased. A (n, 64) temporary written and read row
 //     by row inside `for i in T.parallel(n)` becomes a (1, 64) buffer per
 //     iteration: stack memory of the thread that runs it instead of one
 //     heap block of n rows. Inside a loop the compacted buffer must fit the
-//     stack budget of codegen (kMaxStackBytes), else nothing moves.
+//     stack budget of codegen (kMaxStackBytes) in the scope where it ends
+//     up (it may pass through an outer loop whose one iteration would not
+//     fit, into an inner one), else nothing moves.
 //
 //  2. Reuse. Within one sequence, two temporaries of the same dtype whose
 //     live ranges (the first and last statement of the sequence that touch
