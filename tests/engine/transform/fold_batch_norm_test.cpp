@@ -10,40 +10,15 @@
 #include "engine/text/parser.h"
 #include "engine/transform/fold_batch_norm.h"
 #include "engine/transform/normalize.h"
+#include "tests/engine/transform/graph_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::withConstants;
 
 namespace {
-
-/// Replaces parameters of main by constants (by position, from 1 on).
-struct BindParams : ExprMutator {
-  std::unordered_map<const VarNode*, Expr> values;
-  Expr visitVar(const VarNode* op, const Expr& self) override {
-    auto it = values.find(op);
-    return it != values.end() ? it->second : ExprMutator::visitVar(op, self);
-  }
-};
-
-/// `text` is a module whose main takes x first; the parameters after it
-/// become the constants `consts` (fewer: the rest stay parameters).
-IRModule withConstants(const std::string& text, const std::vector<unity::Tensor>& consts) {
-  IRModule m = transform::normalize(text::parseModule(text));
-  auto* fn = as<Function>(m->lookup("main"));
-  BindParams bind;
-  std::vector<Var> params{fn->params[0]};
-  for (size_t i = 1; i < fn->params.size(); ++i) {
-    if (i - 1 < consts.size())
-      bind.values[fn->params[i].get()] = make<Constant>(consts[i - 1]);
-    else
-      params.push_back(fn->params[i]);
-  }
-  Expr body = bind.mutate(fn->body);
-  BaseFunc f = make<Function>(params, body, fn->retSInfo, fn->attrs);
-  return transform::normalize(makeModule({{"main", f}}));
-}
 
 /// Calls of `name` in main.
 int countCalls(const IRModule& m, const std::string& name) {
