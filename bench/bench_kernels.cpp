@@ -621,19 +621,20 @@ int main(int argc, char** argv) {
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
                   "ours/peak  max rel err\n");
     for (int t : threads)
-      for (ConvShape s : {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
-                          // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
-                          // downsample
-                          ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2},
-                          ConvShape{64, 56, 128, 1, 2}, ConvShape{512, 7, 512},
-                          // MobileNetV2: the 3x3/2 stem, pointwise 1x1 (thin and deep) and
-                          // depthwise 3x3 (stride 1 and 2)
-                          ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1},
-                          ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
-                          ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
-                          // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
-                          // than one AVX-512 vector
-                          ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}})
+      for (ConvShape s :
+           {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
+            // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
+            // downsample
+            ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2}, ConvShape{64, 56, 128, 1, 2},
+            ConvShape{512, 7, 512},
+            // MobileNetV2: the 3x3/2 stem, pointwise 1x1 (thin and deep) and
+            // depthwise 3x3 (stride 1 and 2)
+            ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1}, ConvShape{16, 112, 96, 1},
+            ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
+            ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
+            // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
+            // than one AVX-512 vector
+            ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}})
         if (want("conv") && wantRow(convLabel(s)))
           benchConv(s, t, budget);
     if (want("examples"))
