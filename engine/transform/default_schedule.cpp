@@ -782,8 +782,9 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   int64_t rowsExt = spatial.size() == 4 ? constExtent(loops[2].f) : -1;
   bool dwRows = tapsInside && rowsFirst(p, outer, loops, spatial) && spatial.size() == 4 &&
                 rowsExt > 0 && rowsExt % p.cores == 0 && rowsExt / p.cores >= 2;
-  LoopRV rowChunk, chanLoop = outer.empty() ? LoopRV{} : outer[1 % outer.size()];
+  LoopRV rowChunk, chanLoop;
   if (dwRows) {
+    chanLoop = outer[1];
     auto parts = s.split(outer[2], {p.cores, -1});
     rowChunk = parts[0];
     std::vector<LoopRV> o{outer[0], parts[0], outer[1], parts[1]};

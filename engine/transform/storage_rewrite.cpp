@@ -445,7 +445,7 @@ bool deadOnEntry(const Buffer* buf, const Stmt& s) {
 }
 
 /// True when the allocation of the buffer named `name` in s sits inside a
-/// loop of s.
+/// loop of s and fits the stack budget (a compacted slice).
 bool allocatedUnderLoop(const Stmt& s, const std::string& name, bool underLoop = false) {
   bool found = false, result = false;
   std::function<void(const Stmt&, bool)> walk = [&](const Stmt& t, bool loop) {
@@ -456,7 +456,12 @@ bool allocatedUnderLoop(const Stmt& s, const std::string& name, bool underLoop =
       auto* a = as<Allocate>(t);
       if (a->buffer->name == name) {
         found = true;
-        result = loop;
+        int64_t bytes = std::max<int64_t>(a->buffer->dtype.bytes(), 1);
+        for (auto& d : a->buffer->shape) {
+          auto c = asConstInt(d);
+          bytes = c && bytes <= kMaxStackBytes ? bytes * *c : kMaxStackBytes + 1;
+        }
+        result = loop && bytes <= kMaxStackBytes;
         return;
       }
       walk(a->body, loop);

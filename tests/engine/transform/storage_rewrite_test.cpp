@@ -200,6 +200,23 @@ def f(A: T.Buffer((2, 32768), "float32"), B: T.Buffer((2, 32768), "float32")):
 )");
   auto g = transform::storageRewrite(f);
   EXPECT_EQ(g.get(), f.get()) << "nothing to change";
+
+  // Nor does it go through i into c when one iteration of c is too large
+  // as well: no allocation of a whole slice inside a loop.
+  auto h = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((2, 2, 32768), "float32"), B: T.Buffer((2, 2, 32768), "float32")):
+    with T.allocate((2, 2, 32768), "float32") as tmp:
+        for i in T.serial(2):
+            for c in T.serial(2):
+                for j in T.serial(32768):
+                    tmp[i, c, j] = A[i, c, j]
+                for j2 in T.serial(32768):
+                    B[i, c, j2] = tmp[i, c, j2]
+)");
+  auto placed = allocations(transform::storageRewrite(h));
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_TRUE(placed[0].loops.empty());
 }
 
 TEST(StorageRewrite, AHaloCopyRewrittenInEveryIterationBecomesPrivate) {
