@@ -43,15 +43,15 @@ unity::Tensor matmulBiasReluRef(const unity::Tensor& a, const unity::Tensor& b,
   return c;
 }
 
-/// relu(conv2d(X, W, pad 1) + bias[o]), 3x3, batch 1: topi writes it in
-/// the wide form (the crop inlined into the epilogue).
-PrimFuncRef convBiasRelu(int64_t c, int64_t hw, int64_t o) {
+/// relu(conv2d(X, W, pad k / 2) + bias[o]), k x k (3 unless given), batch
+/// 1: topi writes it in the wide form (the crop inlined into the epilogue).
+PrimFuncRef convBiasRelu(int64_t c, int64_t hw, int64_t o, int64_t k = 3) {
   auto X =
       te::placeholder({intImm(1), intImm(c), intImm(hw), intImm(hw)}, DataType::Float32(), "X");
-  auto W = te::placeholder({intImm(o), intImm(c), intImm(3), intImm(3)}, DataType::Float32(), "W");
+  auto W = te::placeholder({intImm(o), intImm(c), intImm(k), intImm(k)}, DataType::Float32(), "W");
   auto Bias = te::placeholder({intImm(o)}, DataType::Float32(), "bias");
   te::topi::Conv2dParams p;
-  p.padding = {1, 1, 1, 1};
+  p.padding = {k / 2, k / 2, k / 2, k / 2};
   auto Y = te::topi::conv2d(X, W, p, "conv");
   auto R = te::compute(
       Y.shape(),
@@ -63,20 +63,21 @@ PrimFuncRef convBiasRelu(int64_t c, int64_t hw, int64_t o) {
 }
 
 unity::Tensor convBiasReluRef(const unity::Tensor& x, const unity::Tensor& w,
-                              const unity::Tensor& bias, int64_t c, int64_t hw, int64_t o) {
+                              const unity::Tensor& bias, int64_t c, int64_t hw, int64_t o,
+                              int64_t k = 3) {
   unity::Tensor out(DataType::Float32(), {1, o, hw, hw});
   for (int64_t f = 0; f < o; ++f)
     for (int64_t y = 0; y < hw; ++y)
       for (int64_t xx = 0; xx < hw; ++xx) {
         double acc = bias.getDouble(f);
         for (int64_t ch = 0; ch < c; ++ch)
-          for (int64_t ky = 0; ky < 3; ++ky)
-            for (int64_t kx = 0; kx < 3; ++kx) {
-              int64_t iy = y + ky - 1, ix = xx + kx - 1;
+          for (int64_t ky = 0; ky < k; ++ky)
+            for (int64_t kx = 0; kx < k; ++kx) {
+              int64_t iy = y + ky - k / 2, ix = xx + kx - k / 2;
               if (iy < 0 || iy >= hw || ix < 0 || ix >= hw)
                 continue;
               acc += x.getDouble((ch * hw + iy) * hw + ix) *
-                     w.getDouble(((f * c + ch) * 3 + ky) * 3 + kx);
+                     w.getDouble(((f * c + ch) * k + ky) * k + kx);
             }
         out.setDouble((f * hw + y) * hw + xx, std::max(0.0, acc));
       }
@@ -201,28 +202,10 @@ TEST(DefaultScheduleEpilogue, AWalkThatDropsNoColumnMovesAfterAnyReduction) {
   // (fewer than flatEpilogueMinReduction) and still it moves under the
   // tile, and the temporary shrinks to the tile.
   int64_t c = 24, hw = 16, o = 16;
-  auto X =
-      te::placeholder({intImm(1), intImm(c), intImm(hw), intImm(hw)}, DataType::Float32(), "X");
-  auto W = te::placeholder({intImm(o), intImm(c), intImm(1), intImm(1)}, DataType::Float32(), "W");
-  auto Bias = te::placeholder({intImm(o)}, DataType::Float32(), "bias");
-  auto Y = te::topi::conv2d(X, W, te::topi::Conv2dParams{}, "conv");
-  auto R = te::compute(
-      Y.shape(),
-      [&](const std::vector<PrimExpr>& i) {
-        return max(Y({i[0], i[1], i[2], i[3]}) + Bias({i[1]}), floatImm(0.0));
-      },
-      "R");
-  auto f = te::createPrimFunc({X, W, Bias, R});
+  auto f = convBiasRelu(c, hw, o, 1);
   auto x = randomTensor({1, c, hw, hw}, 14), w = randomTensor({o, c, 1, 1}, 15),
        bias = randomTensor({o}, 16);
-  unity::Tensor want(DataType::Float32(), {1, o, hw, hw});
-  for (int64_t k = 0; k < o; ++k)
-    for (int64_t p = 0; p < hw * hw; ++p) {
-      double acc = bias.getDouble(k);
-      for (int64_t ch = 0; ch < c; ++ch)
-        acc += x.getDouble(ch * hw * hw + p) * w.getDouble(k * c + ch);
-      want.setDouble(k * hw * hw + p, std::max(0.0, acc));
-    }
+  auto want = convBiasReluRef(x, w, bias, c, hw, o, 1);
   for (int cores : {1, 2}) {
     auto g = transform::defaultSchedule(f, avx512Policy(cores));
     EXPECT_TRUE(sharesALoop(g, "conv_wide", "R")) << cores;
