@@ -281,6 +281,38 @@ int contiguousLoop(const Block* b, const std::vector<OwnLoop>& loops) {
 
 int64_t constExtent(const Ref<For>& f) { return asConstInt(f->extent).value_or(-1); }
 
+/// The extent of the second innermost own loop when the two innermost own
+/// loops walk whole rows of the stored buffer: the innermost is the last
+/// index itself over its full (constant) size, the one outside it moves the
+/// index before by one and nothing else uses either. Fused, they then
+/// store one contiguous run. 0 otherwise.
+int64_t wholeRows(const Block* b, const std::vector<OwnLoop>& loops) {
+  auto* st = as<BufferStore>(b->body);
+  if (!st || st->indices.size() < 2 || loops.size() < 2)
+    return 0;
+  const PrimVar* x = loops.back().f->var.get();
+  const PrimVar* y = loops[loops.size() - 2].f->var.get();
+  const auto& shape = st->buffer->shape;
+  auto width = asConstInt(shape.back());
+  if (!width || *width != constExtent(loops.back().f))
+    return 0;
+  size_t n = st->indices.size();
+  for (size_t k = 0; k < n; ++k) {
+    auto* v = as<PrimVar>(st->indices[k]);
+    const PrimExpr* bind = nullptr;
+    for (size_t i = 0; v && i < b->iters.size(); ++i)
+      if (b->iters[i].var.get() == v)
+        bind = &b->bindings[i];
+    if (!bind)
+      return 0;
+    bool usesX = schedule::detail::usesVar(*bind, x), usesY = schedule::detail::usesVar(*bind, y);
+    if (k == n - 1 ? bind->get() != x
+                   : (usesX || (k == n - 2 ? !unitTerm(*bind, y) : usesY)))
+      return 0;
+  }
+  return constExtent(loops[loops.size() - 2].f);
+}
+
 /// Fuses the leading loops of `outer` until they count >=
 /// p.parallelTarget() iterations and makes the result parallel (nothing
 /// when the policy has no parallel loops). Every loop in `outer` must feed
@@ -965,9 +997,20 @@ bool fuseEpilogue(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
     // The innermost loop: along the stored buffer's last index, or over
     // the flat positions (contiguous reads of the tile; the stores follow
     // the rows).
-    if (p.vectorize && e != 1 &&
-        (moved->predicate || contiguousLoop(moved.get(), own) == static_cast<int>(own.size()) - 1))
-      attempt.vectorize(own.back().rv);
+    bool contiguous = contiguousLoop(moved.get(), own) == static_cast<int>(own.size()) - 1;
+    LoopRV inner = own.back().rv;
+    if (p.vectorize && contiguous && e > 0 && e < p.vectorLanes &&
+        own.size() >= 2)
+      if (auto rows = wholeRows(moved.get(), own); rows > 1) {
+        // Rows shorter than a vector that the tile covers whole (a 7x7
+        // image under one tile of a blocked 1x1 convolution): one loop over
+        // the y * W + x positions, so the vector runs across rows (49 =
+        // 3 x 16 + 1) instead of 7 of 16 lanes per row.
+        inner = attempt.fuse({own[own.size() - 2].rv, own.back().rv});
+        e *= rows;
+      }
+    if (p.vectorize && e != 1 && (moved->predicate || contiguous))
+      attempt.vectorize(inner);
     s = attempt;
     return true;
   }

@@ -8,6 +8,8 @@
 #include "engine/build.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
+#include "engine/te/topi.h"
+#include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/call_tir.h"
 #include "engine/transform/default_schedule.h"
 #include "tests/engine/schedule/schedule_test_util.h"
@@ -250,4 +252,50 @@ TEST(DefaultScheduleEpilogue, MatmulTemporaryShrinksToATile) {
   opts.config.set("tir.num_cores", int64_t(1));
   auto r = build(transform::moduleCallingPrimFunc(f), opts);
   EXPECT_TRUE(close(r.executable->runTensors({a, b, bias}).at(0), matmulBiasReluRef(a, b, bias)));
+}
+
+TEST(DefaultScheduleEpilogue, ABlockedTileOverWholeShortRowsStoresThemInOneRun) {
+  // relu(conv2d 1x1(X, W packed 32o) + bias[o]), 160 -> 128 channels: four
+  // blocks give the one core its parallel iterations and the weight slices
+  // (80 channels x 32 floats) move outside the rows, so the epilogue runs
+  // after 32 output channels of a whole 7x7 image, so the copy back to NCHW writes 49
+  // contiguous floats per channel: one vectorized loop over y * 7 + x (3
+  // whole vectors and one lane), not 7 lanes per row. A 14-wide image runs
+  // the epilogue once per row (the rows are the loop outside the slices):
+  // one loop of 14.
+  for (int64_t hw : {7, 14}) {
+    SCOPED_TRACE("hw=" + std::to_string(hw));
+    int64_t c = 160, o = 128, b = 32;
+    auto X =
+        te::placeholder({intImm(1), intImm(c), intImm(hw), intImm(hw)}, DataType::Float32(), "X");
+    auto W = te::placeholder({intImm(o / b), intImm(c), intImm(1), intImm(1), intImm(b)},
+                             DataType::Float32(), "W");
+    auto Bias = te::placeholder({intImm(o)}, DataType::Float32(), "bias");
+    auto Y = te::topi::conv2dBlocked(X, W, te::topi::Conv2dParams{}, "conv");
+    auto R = te::compute(
+        Y.shape(),
+        [&](const std::vector<PrimExpr>& i) {
+          return max(Y({i[0], i[1], i[2], i[3]}) + Bias({i[1]}), floatImm(0.0));
+        },
+        "R");
+    auto f = te::createPrimFunc({X, W, Bias, R});
+    auto g = transform::defaultSchedule(f, avx512Policy(1));
+    EXPECT_TRUE(sharesALoop(g, "conv_blocked", "R"));
+    Schedule s(g);
+    auto loops = s.getLoops(s.getBlock("R"));
+    ASSERT_FALSE(loops.empty());
+    EXPECT_EQ(s.loop(loops.back())->forKind, ForKind::Vectorized);
+    EXPECT_EQ(asConstInt(s.loop(loops.back())->extent), hw == 7 ? 49 : 14);
+    auto x = randomTensor({1, c, hw, hw}, 17), w = randomTensor({o, c, 1, 1}, 18),
+         bias = randomTensor({o}, 19);
+    auto want = convBiasReluRef(x, w, bias, c, hw, o, 1);
+    auto packed = transform::packConvWeight(w, b);
+    EXPECT_TRUE(close(run(g, {x, packed, bias}, {1, o, hw, hw}), want));
+    BuildOptions opts;
+    opts.config.set("tir.num_cores", int64_t(1));
+    EXPECT_TRUE(close(build(transform::moduleCallingPrimFunc(f), opts)
+                          .executable->runTensors({x, packed, bias})
+                          .at(0),
+                      want));
+  }
 }
