@@ -30,6 +30,7 @@
 #include "engine/codegen/llvm_codegen.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -552,7 +553,61 @@ private:
     }
     if (!offset)
       return base; // 0-d buffer
+    if (indices.size() == 1)
+      if (llvm::Value* addr = splitAddress(buf, base, indices[0]))
+        return addr;
     return b_.CreateInBoundsGEP(storageTypeOf(buf->dtype), base, offset);
+  }
+
+  /// A flat index `rest + c + t`, whose terms t use the innermost loop's
+  /// variable, c are constants and `rest` the other terms, as two GEPs:
+  /// base + rest (invariant in that loop), then + c + t. Folded into one
+  /// integer, InstCombine turns the sum of a row base with its low bits
+  /// clear (f * 256 + 64) and the loop variable into an `or`, and
+  /// reassociating that drops its `disjoint` flag: scalar evolution then
+  /// sees no stride and the loop vectorizer leaves the loop scalar (BERT's
+  /// attention product on two cores, a fused parallel loop f over rows of
+  /// 64: 1.3 ms against 0.06 on one core). The constants stay with the
+  /// loop's terms so the unrolled rows of a tile share one base pointer at
+  /// constant distances: alias analysis tells them apart and their
+  /// accumulators stay in registers (with the constants in the first GEP,
+  /// ResNet-18's stem went from 1.7 to 4.3 ms). nullptr when the index does
+  /// not split.
+  llvm::Value* splitAddress(const BufferRef& buf, llvm::Value* base, const PrimExpr& index) {
+    if (!innerVar_)
+      return nullptr;
+    std::vector<PrimExpr> terms;
+    std::function<void(const PrimExpr&)> collect = [&](const PrimExpr& e) {
+      auto* add = as<BinaryExpr>(e);
+      if (add && add->kind() == NodeKind::Add) {
+        collect(add->a);
+        collect(add->b);
+      } else {
+        terms.push_back(e);
+      }
+    };
+    collect(index);
+    std::vector<PrimExpr> inner, rest;
+    bool moves = false;
+    for (auto& t : terms) {
+      bool uses = false;
+      walkPrimExpr(t, [&](const PrimExpr& x) { uses = uses || x.get() == innerVar_; });
+      moves = moves || uses;
+      (uses || asConstInt(t) ? inner : rest).push_back(t);
+    }
+    if (!moves || rest.empty())
+      return nullptr;
+    auto sum = [&](const std::vector<PrimExpr>& ts) {
+      llvm::Value* v = nullptr;
+      for (auto& t : ts) {
+        llvm::Value* x = castValue(emitExpr(t), t->dtype, DataType::Int64());
+        v = v ? b_.CreateNSWAdd(v, x) : x;
+      }
+      return v;
+    };
+    llvm::Type* elem = storageTypeOf(buf->dtype);
+    llvm::Value* row = b_.CreateInBoundsGEP(elem, base, sum(rest));
+    return b_.CreateInBoundsGEP(elem, row, sum(inner));
   }
 
   void emitStore(const BufferStore* op) {
@@ -616,7 +671,10 @@ private:
     b_.SetInsertPoint(bodyBB);
     {
       VarBinding bind(*this, var, iv);
+      const PrimVar* outerVar = innerVar_;
+      innerVar_ = var;
       body();
+      innerVar_ = outerVar;
     }
     llvm::Value* next = b_.CreateNSWAdd(iv, llvm::ConstantInt::get(iv->getType(), 1));
     iv->addIncoming(next, b_.GetInsertBlock());
@@ -986,6 +1044,7 @@ private:
   bool packed_;                       // the shape prologue is IR (MakePackedAPI ran)
   int vectorUnit_;                    // lanes of the tiles' whole vectors (loopMetadata)
   int maskLanes_;                     // lanes of a masked tail (loopMetadata); 0: none
+  const PrimVar* innerVar_ = nullptr; // the innermost loop being emitted (splitAddress)
   llvm::Function* entry_ = nullptr;   // the packed entry being emitted
   llvm::Value* shapes_ = nullptr;     // its `shapes` argument
   std::vector<int64_t> shapeOffsets_; // per parameter: its first dim in `shapes`
