@@ -306,8 +306,7 @@ int64_t wholeRows(const Block* b, const std::vector<OwnLoop>& loops) {
     if (!bind)
       return 0;
     bool usesX = schedule::detail::usesVar(*bind, x), usesY = schedule::detail::usesVar(*bind, y);
-    if (k == n - 1 ? bind->get() != x
-                   : (usesX || (k == n - 2 ? !unitTerm(*bind, y) : usesY)))
+    if (k == n - 1 ? bind->get() != x : (usesX || (k == n - 2 ? !unitTerm(*bind, y) : usesY)))
       return 0;
   }
   return constExtent(loops[loops.size() - 2].f);
@@ -999,8 +998,7 @@ bool fuseEpilogue(Schedule& s, const BlockRV& rv, const SchedulePolicy& p) {
     // the rows).
     bool contiguous = contiguousLoop(moved.get(), own) == static_cast<int>(own.size()) - 1;
     LoopRV inner = own.back().rv;
-    if (p.vectorize && contiguous && e > 0 && e < p.vectorLanes &&
-        own.size() >= 2)
+    if (p.vectorize && contiguous && e > 0 && e < p.vectorLanes && own.size() >= 2)
       if (auto rows = wholeRows(moved.get(), own); rows > 1) {
         // Rows shorter than a vector that the tile covers whole (a 7x7
         // image under one tile of a blocked 1x1 convolution): one loop over

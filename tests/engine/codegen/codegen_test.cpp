@@ -428,11 +428,11 @@ TEST(Codegen, RowsOfATileAtConstantDistancesAreAllVectorized) {
     PrimExpr b = load(B, {floordiv(f, intImm(per)) * intImm(K * W) + j + k * intImm(W)});
     rows.push_back(loop(j, intImm(W), store(C, load(C, {at}) + a * b, {at}), ForKind::Vectorized));
   }
-  Stmt zero = loop(z, intImm(U * W), store(C, floatImm(0.0), {f * intImm(U * W) + z}),
-                   ForKind::Vectorized);
-  auto fn = primFunc({bufParam(A), bufParam(B), bufParam(C)},
-                     loop(f, intImm(F), seqStmt({zero, loop(k, intImm(K), seqStmt(rows))}),
-                          ForKind::Parallel));
+  Stmt zero =
+      loop(z, intImm(U * W), store(C, floatImm(0.0), {f * intImm(U * W) + z}), ForKind::Vectorized);
+  auto fn = primFunc(
+      {bufParam(A), bufParam(B), bufParam(C)},
+      loop(f, intImm(F), seqStmt({zero, loop(k, intImm(K), seqStmt(rows))}), ForKind::Parallel));
   codegen::CodegenOptions opts;
   opts.triple = "x86_64-unknown-linux-gnu";
   opts.cpu = "skylake-avx512";
