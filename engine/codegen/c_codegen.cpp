@@ -39,6 +39,7 @@ const char* kPrelude = R"(#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <math.h>
+#include <string.h>
 
 static inline int64_t unity_c_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b, r = a % b;
@@ -48,6 +49,10 @@ static inline int64_t unity_c_floormod(int64_t a, int64_t b) {
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+static inline float unity_c_bits_f32(int32_t i) { float f; memcpy(&f, &i, 4); return f; }
+static inline int32_t unity_c_bits_i32(float f) { int32_t i; memcpy(&i, &f, 4); return i; }
+static inline double unity_c_bits_f64(int64_t i) { double f; memcpy(&f, &i, 8); return f; }
+static inline int64_t unity_c_bits_i64(double f) { int64_t i; memcpy(&i, &f, 8); return i; }
 
 )";
 
@@ -448,6 +453,15 @@ private:
     }
     if (!findIntrinsic(op->op))
       fail("unknown intrinsic '" + op->op + "'");
+    if (op->op == kReinterpretIntrinsic) {
+      DataType to = op->dtype, from = op->args[0]->dtype;
+      bool intToFloat = from.isInt() && to.isFloat(), floatToInt = from.isFloat() && to.isInt();
+      if ((!intToFloat && !floatToInt) || (to.bits != 32 && to.bits != 64) || to.lanes != 1)
+        fail("intrinsic 'reinterpret' from " + from.str() + " to " + to.str() +
+             " has no C lowering");
+      return std::string("unity_c_bits_") + (to.isFloat() ? "f" : "i") + std::to_string(to.bits) +
+             "(" + expr(op->args[0]) + ")";
+    }
     if (op->args.empty())
       fail("intrinsic '" + op->op + "' has no arguments");
     DataType t = op->args[0]->dtype;

@@ -903,6 +903,8 @@ private:
                            {addr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
         return llvm::ConstantInt::get(typeOf(op->dtype), 0);
       }
+      if (op->op == kReinterpretIntrinsic)
+        return b_.CreateBitCast(emitExpr(op->args[0]), typeOf(op->dtype));
       std::vector<llvm::Value*> args;
       for (auto& a : op->args) {
         if (a->dtype != op->args[0]->dtype)

@@ -38,6 +38,7 @@ static constexpr std::array kIntrinsics = {
     IntrinsicInfo{"pow", 2},
     IntrinsicInfo{"fmod", 2},
     IntrinsicInfo{"atan2", 2},
+    IntrinsicInfo{kReinterpretIntrinsic, 1, false},
     IntrinsicInfo{kArgDimIntrinsic, 2, false},
     IntrinsicInfo{kAssertDimIntrinsic, 3, false},
     IntrinsicInfo{kPrefetchIntrinsic, 1, false},

@@ -30,6 +30,10 @@ struct IntrinsicInfo {
 inline constexpr const char* kArgDimIntrinsic = "arg_dim";
 inline constexpr const char* kAssertDimIntrinsic = "assert_dim";
 inline constexpr const char* kPrefetchIntrinsic = "prefetch";
+/// reinterpret(x): the bits of x read as the call's type, of the same width
+/// (int32 <-> float32, int64 <-> float64). LowerIntrinsics builds powers of
+/// two with it (exp); LLVM bitcast, C memcpy.
+inline constexpr const char* kReinterpretIntrinsic = "reinterpret";
 
 /// Null when `name` is not an intrinsic.
 const IntrinsicInfo* findIntrinsic(std::string_view name);

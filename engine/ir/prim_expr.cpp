@@ -144,6 +144,12 @@ PrimCall::PrimCall(DataType dtype, std::string op, std::vector<PrimExpr> args)
   if (this->op == kPrefetchIntrinsic) {
     require(this->args[0] && this->args[0]->kind() == NodeKind::BufferLoad,
             "intrinsic 'prefetch' takes one buffer element B[...]");
+  } else if (this->op == kReinterpretIntrinsic) {
+    require(this->args[0] && this->args[0]->dtype.bits == dtype.bits &&
+                this->args[0]->dtype.lanes == dtype.lanes,
+            "intrinsic 'reinterpret' keeps the width: " +
+                (this->args[0] ? this->args[0]->dtype.str() : std::string("?")) + " is not " +
+                dtype.str());
   } else if (!info->math) {
     // arg_dim(i, k) / assert_dim(c, i, k): the argument and dimension are constants.
     for (size_t k = this->args.size() - 2; k < this->args.size(); ++k)

@@ -316,11 +316,48 @@ public:
     fail(what + ", which fails its shape check");
   }
 
+  /// The bits of v (of type from) read as type to, of the same width.
+  Value reinterpretBits(Value v, DataType from, DataType to) {
+    Value r;
+    if (from.bits == 32 && to.bits == 32) {
+      uint32_t bits;
+      if (from.isFloat()) {
+        float f = static_cast<float>(v.f);
+        std::memcpy(&bits, &f, 4);
+      } else {
+        bits = static_cast<uint32_t>(v.i);
+      }
+      if (to.isFloat()) {
+        float f;
+        std::memcpy(&f, &bits, 4);
+        r.f = f;
+      } else {
+        r.i = static_cast<int32_t>(bits);
+      }
+      return r;
+    }
+    if (from.bits == 64 && to.bits == 64) {
+      uint64_t bits;
+      if (from.isFloat())
+        std::memcpy(&bits, &v.f, 8);
+      else
+        bits = static_cast<uint64_t>(v.i);
+      if (to.isFloat())
+        std::memcpy(&r.f, &bits, 8);
+      else
+        r.i = static_cast<int64_t>(bits);
+      return r;
+    }
+    fail("intrinsic 'reinterpret' from " + from.str() + " to " + to.str() + " is not supported");
+  }
+
   Value evalCall(const PrimCall* c) {
     if (c->op == kArgDimIntrinsic || c->op == kAssertDimIntrinsic)
       return evalCallingConv(c);
     if (c->op == kPrefetchIntrinsic)
       return fromInt(0, c->dtype); // a hint: its element is not read
+    if (c->op == kReinterpretIntrinsic)
+      return reinterpretBits(eval(c->args[0]), c->args[0]->dtype, c->dtype);
     std::vector<double> a;
     for (auto& arg : c->args)
       a.push_back(toDouble(eval(arg), arg->dtype));

@@ -51,9 +51,9 @@ constexpr int64_t kMaxUnrolledInVectorLoop = 64;
 /// Intrinsics that codegen lowers to an LLVM intrinsic, an instruction or a
 /// short formula, all of which LLVM's vectorizer widens.
 bool vectorizableIntrinsic(const PrimCall* c) {
-  static const char* const kWidens[] = {"exp",  "log",   "log2",  "sqrt",  "fabs",   "floor",
-                                        "ceil", "round", "trunc", "sin",   "cos",    "pow",
-                                        "fmod", "isnan", "isinf", "rsqrt", "sigmoid"};
+  static const char* const kWidens[] = {
+      "exp", "log", "log2", "sqrt", "fabs",  "floor", "ceil",  "round",   "trunc",
+      "sin", "cos", "pow",  "fmod", "isnan", "isinf", "rsqrt", "sigmoid", "reinterpret"};
   for (const char* n : kWidens)
     if (c->op == n)
       return true;
