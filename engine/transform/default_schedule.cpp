@@ -110,7 +110,11 @@
 //    reduction: it reads the U x V accumulators just stored, in L1, instead
 //    of a full-size temporary in a separate pass over memory, and runs in
 //    the reduction's parallel loop. Its innermost loop is vectorized when
-//    it runs along the stored buffer's last index. The wide convolution's
+//    it runs along the stored buffer's last index (fused with the row loop
+//    first when the tile holds whole rows shorter than a vector, wholeRows:
+//    a blocked 1x1 convolution over a 7x7 image stores 49 contiguous
+//    positions per channel, 3 vectors and one lane, instead of 7 lanes per
+//    row). The wide convolution's
 //    crop, which reads the tile's flat positions p = y * Wq + x, walks
 //    those positions (y = p / Wq, x = p % Wq, x < OW), so it reads exactly
 //    the tile and StorageRewrite shrinks the full-size temporary to one
