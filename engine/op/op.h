@@ -85,5 +85,8 @@ ir::Expr callOp(const std::string& name, std::vector<ir::Expr> args, ir::Attrs a
 /// [O / b, I, KH, KW, b]: output channels split into blocks of b, the block
 /// innermost; AlterConvLayout writes it), or 0 for any other layout.
 int64_t packedKernelBlock(std::string_view layout);
+/// The panel width V of a matmul weight_layout "KN<V>n" (rhs [N / V, K, V]);
+/// 0 for anything else.
+int64_t packedMatmulPanel(std::string_view layout);
 
 } // namespace unity::op

@@ -40,7 +40,26 @@ DataType outDType(const Call& call, const DeduceContext& ctx, DataType a, DataTy
 
 StructInfo deduceMatmul(const Call& call, const DeduceContext& ctx) {
   const TensorSInfo& a = tensorArg(call, ctx, 0);
-  const TensorSInfo& b = tensorArg(call, ctx, 1);
+  const TensorSInfo* bp = &tensorArg(call, ctx, 1);
+  StructInfo unpacked; // the [K, N] view of a packed rhs
+  std::string layout = call.attrs.getString("weight_layout", "");
+  if (!layout.empty()) {
+    // "KN<V>n": the rhs packed in column panels [N / V, K, V].
+    int64_t V = packedMatmulPanel(layout);
+    if (!V)
+      fail(call, ctx, "weight_layout must be \"\" or \"KN<V>n\", got \"" + layout + "\"");
+    requireRank(call, ctx, *bp, 1, 3, "packed rhs [N / V, K, V]");
+    if (a.ndim >= 0 && a.ndim < 2)
+      fail(call, ctx, "a packed rhs needs an lhs of rank >= 2");
+    if (bp->shape && asConstInt(dim(*bp, 2)) != V)
+      fail(call, ctx,
+           "the packed rhs's last dimension must be the panel width " + std::to_string(V));
+    unpacked = bp->shape
+                   ? tensorOf(bp->dtype, {dim(*bp, 1), arith::simplify(dim(*bp, 0) * dim(*bp, 2))})
+                   : tensorSInfo(bp->dtype, 2);
+    bp = as<TensorSInfo>(unpacked);
+  }
+  const TensorSInfo& b = *bp;
   DataType dtype = outDType(call, ctx, a.dtype, b.dtype);
   if (a.ndim == 0 || b.ndim == 0)
     fail(call, ctx, "operands must have rank >= 1");
@@ -357,13 +376,17 @@ StructInfo deduceSoftmax(const Call& call, const DeduceContext& ctx) {
 void registerNNOps() {
   AttrSpec outDtype{"out_dtype", Type::DType, false, std::string(), "output dtype; absent = input",
                     true};
-  registerOp({"matmul",
-              2,
-              2,
-              OpPattern::OutEWiseFusable,
-              {outDtype},
-              deduceMatmul,
-              "numpy matmul: batched, broadcasting batch dims, 1-D operands promoted"});
+  registerOp(
+      {"matmul",
+       2,
+       2,
+       OpPattern::OutEWiseFusable,
+       {outDtype, AttrSpec{"weight_layout", Type::String, false, std::string(),
+                           "\"\" or \"KN<V>n\": rhs packed in column panels [N / V, K, V] "
+                           "(AlterMatmulLayout)"}},
+       deduceMatmul,
+       "numpy matmul: batched, broadcasting batch dims, 1-D operands promoted (or a rhs packed "
+       "KN<V>n: [N / V, K, V])"});
   registerOp({"nn.dense",
               2,
               3,
@@ -453,6 +476,18 @@ void registerNNOps() {
 } // namespace unity::op::detail
 
 namespace unity::op {
+
+int64_t packedMatmulPanel(std::string_view layout) {
+  if (layout.size() < 4 || layout.substr(0, 2) != "KN" || layout.back() != 'n' || layout[2] == '0')
+    return 0;
+  int64_t v = 0;
+  for (char c : layout.substr(2, layout.size() - 3)) {
+    if (c < '0' || c > '9' || v > 4096)
+      return 0;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
 
 int64_t packedKernelBlock(std::string_view layout) {
   if (layout.size() < 6 || layout.substr(0, 4) != "OIHW" || layout.back() != 'o')

@@ -77,6 +77,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b,
 /// numpy matmul: [..., M, K] x [..., K, N] -> [broadcast(...), M, N]; a 1-D
 /// operand is a vector (its dim is dropped from the result).
 Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name = "T_matmul");
+/// a [..., M, K] x b packed in column panels [N / V, K, V] (b[k, n] at
+/// [n / V, k, n % V]) -> [..., M, N]: the products sum into [..., N / V, M, V]
+/// (V output columns innermost, as the panel), copied back by the returned
+/// stage (AlterMatmulLayout packs constant weights at build time).
+Tensor matmulPacked(const Tensor& a, const Tensor& b, const std::string& name = "T_matmul");
 /// x [..., K] . w [N, K]^T (+ bias [N]) -> [..., N]
 Tensor dense(const Tensor& x, const Tensor& w, const Tensor& bias = Tensor(),
              const std::string& name = "T_dense");

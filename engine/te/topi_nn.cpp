@@ -594,6 +594,53 @@ Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name) {
       name);
 }
 
+Tensor matmulPacked(const Tensor& a, const Tensor& b, const std::string& name) {
+  requireDefined(a, name, "lhs");
+  requireDefined(b, name, "rhs");
+  if (a.ndim() < 2 || b.ndim() != 3)
+    fail(name, "expects [..., M, K] and a packed [N / V, K, V] rhs, got " + shapeStr(a.shape()) +
+                   " and " + shapeStr(b.shape()));
+  if (!(a.dtype() == b.dtype()))
+    fail(name, "operand dtypes differ: " + a.dtype().str() + " vs " + b.dtype().str());
+  const auto &as = a.shape(), &bs = b.shape();
+  auto V = asConstInt(bs[2]);
+  if (!V || *V < 1)
+    fail(name, "the panel width (rhs dimension 2) must be a positive constant");
+  checkSameDim(as.back(), bs[1], name,
+               "contraction dims of " + shapeStr(as) + " and " + shapeStr(bs));
+  ReduceAxis k = reduceAxis(bs[1], "k");
+  size_t nb = as.size() - 2;
+  std::vector<PrimExpr> shape(as.begin(), as.end() - 2);
+  shape.push_back(bs[0]);
+  shape.push_back(as[nb]);
+  shape.push_back(bs[2]);
+  // blocked[..., jb, i, jv]: output column jb * V + jv.
+  Tensor blocked = compute(
+      shape,
+      [&](const std::vector<PrimExpr>& i) {
+        std::vector<PrimExpr> ai(i.begin(), i.begin() + nb);
+        ai.push_back(i[nb + 1]);
+        ai.push_back(k.var);
+        return te::sum(a(ai) * b({i[nb], k.var, i[nb + 2]}), {k});
+      },
+      name + "_blocked");
+  std::vector<PrimExpr> out(as.begin(), as.end() - 1);
+  out.push_back(simp(bs[0] * *V));
+  return compute(
+      out,
+      [&](const std::vector<PrimExpr>& i) {
+        // The panel width in the index's own type: printed, an int64
+        // literal next to an int32 index reads back as an int32 one.
+        PrimExpr v = intImm(*V, i[nb + 1]->dtype);
+        std::vector<PrimExpr> bi(i.begin(), i.begin() + nb);
+        bi.push_back(floordiv(i[nb + 1], v));
+        bi.push_back(i[nb]);
+        bi.push_back(floormod(i[nb + 1], v));
+        return blocked(bi);
+      },
+      name);
+}
+
 Tensor dense(const Tensor& x, const Tensor& w, const Tensor& bias, const std::string& name) {
   requireDefined(x, name, "data");
   requireDefined(w, name, "weight");

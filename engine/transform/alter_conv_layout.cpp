@@ -107,6 +107,73 @@ IRModule alterConvLayout(const IRModule& m, const Attrs& config) {
   });
 }
 
+Tensor packMatmulWeight(const Tensor& w, int64_t V) {
+  const auto& s = w.shape();
+  if (w.ndim() != 2 || !(w.dtype() == DataType::Float32()) || V < 1 || s[1] % V != 0)
+    throw Error("packMatmulWeight: needs a float32 [K, N] matrix with N a multiple of " +
+                std::to_string(V) + ", got " + w.dtype().str() + " of rank " +
+                std::to_string(w.ndim()));
+  Tensor out(w.dtype(), {s[1] / V, s[0], V});
+  const float* src = w.dataAs<float>();
+  float* dst = out.mutableDataAs<float>();
+  for (int64_t k = 0; k < s[0]; ++k)
+    for (int64_t n = 0; n < s[1]; ++n)
+      dst[((n / V) * s[0] + k) * V + n % V] = src[k * s[1] + n];
+  return out;
+}
+
+namespace {
+
+struct MatmulRewriter : ExprMutator {
+  target::SchedulePolicy policy;
+  explicit MatmulRewriter(const target::SchedulePolicy& p) : policy(p) {}
+
+  Expr visitCall(const Call* op, const Expr& self) override {
+    Expr e = ExprMutator::visitCall(op, self);
+    auto* c = as<Call>(e);
+    auto* callee = as<OpRef>(c->op);
+    if (!callee || callee->name != "matmul" || c->args.size() != 2)
+      return e;
+    auto* w = as<Constant>(c->args[1]);
+    auto* x = c->args[0]->sinfo ? as<TensorSInfo>(c->args[0]->sinfo) : nullptr;
+    if (!w || !x || !x->shape || x->shape->size() < 2 || w->data.ndim() != 2 ||
+        !(w->data.dtype() == DataType::Float32()) || !(x->dtype == DataType::Float32()) ||
+        !c->attrs.getString("out_dtype").empty() || !c->attrs.getString("weight_layout").empty())
+      return e;
+    auto M = asConstInt((*x->shape)[x->shape->size() - 2]), K = asConstInt(x->shape->back());
+    int64_t V = int64_t(policy.maxTileVectors) * policy.vectorLanes;
+    if (!policy.vectorize || policy.vectorLanes < 8 || (M && *M < 16) || !K ||
+        *K != w->data.shape()[0] || w->data.shape()[1] % V != 0)
+      return e;
+    return make<Call>(
+        c->op, std::vector<Expr>{c->args[0], make<Constant>(packMatmulWeight(w->data, V))},
+        c->attrs.with("weight_layout", "KN" + std::to_string(V) + "n"), c->sinfoArgs, c->sinfo);
+  }
+};
+
+} // namespace
+
+IRModule alterMatmulLayout(const IRModule& m, const Attrs& config) {
+  if (!config.getBool("relax.alter_matmul_layout", true))
+    return m;
+  std::string text = m->attrs.getString("target");
+  auto ct = target::CompositeTarget::parse(text.empty() ? "llvm" : text);
+  return mapFunctions(m, [&](const std::string&, const BaseFunc& f) -> BaseFunc {
+    auto* fn = as<Function>(f);
+    if (!fn)
+      return f;
+    MatmulRewriter r(
+        schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config));
+    return cast<BaseFuncNode>(r.mutate(f));
+  });
+}
+
+PassRef alterMatmulLayoutPass() {
+  return makePass(
+      {"AlterMatmulLayout", PassLevel::Graph, 1, {"Normalize"}},
+      [](const IRModule& m, PassContext& ctx) { return alterMatmulLayout(m, ctx.config); });
+}
+
 PassRef alterConvLayoutPass() {
   return makePass(
       {"AlterConvLayout", PassLevel::Graph, 1, {"Normalize"}},

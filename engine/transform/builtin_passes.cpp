@@ -60,6 +60,10 @@ void registerBuiltinPasses() {
                 "pack constant conv2d weights with output channels innermost (OIHW<b>o) where "
                 "that form is faster on the target",
                 alterConvLayoutPass});
+  registerPass({"AlterMatmulLayout", PassLevel::Graph,
+                "pack constant matmul weights in column panels [N / V, K, V] (KN<V>n) for the "
+                "register tile",
+                alterMatmulLayoutPass});
   registerPass({"LegalizeOps", PassLevel::Graph,
                 "lower every operator call to call_tir of a generated tensor function",
                 legalizePass});
@@ -119,6 +123,7 @@ void registerBuiltinPasses() {
                      "DeadCodeElimination",
                      "FoldBatchNorm",
                      "AlterConvLayout",
+                     "AlterMatmulLayout",
                      "LegalizeOps",
                      "AnnotateOpPattern",
                      "FuseOps",

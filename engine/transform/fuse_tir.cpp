@@ -228,7 +228,13 @@ PrimFuncRef fuseGroup(const IRModule& m, const Function* fn, const std::string& 
           locals.push_back(a);
         inlined = root->body;
       }
-      stmts.push_back(inlined);
+      // A function of several stages (a packed matmul or convolution and
+      // its copy back) is a sequence itself: spliced in, not nested, so
+      // the text form (which has no nested sequence) reads back the same.
+      if (auto* seq = as<SeqStmt>(inlined))
+        stmts.insert(stmts.end(), seq->seq.begin(), seq->seq.end());
+      else
+        stmts.push_back(inlined);
     }
   }
   for (auto& o : outputs) {

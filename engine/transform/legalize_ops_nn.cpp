@@ -95,6 +95,8 @@ LegalizeFn pool(topi::PoolType type, size_t spatial) {
 void addNNLegalizations(std::map<std::string, LegalizeFn>& t) {
   t["matmul"] = [](const LegalizeArgs& a) {
     auto in = withOutDtype(a);
+    if (op::packedMatmulPanel(a.attrString("weight_layout")))
+      return Outs{topi::matmulPacked(in[0], in[1])};
     return Outs{topi::matmul(in[0], in[1])};
   };
   t["nn.dense"] = [](const LegalizeArgs& a) { return Outs{denseOf(a)}; };

@@ -204,14 +204,20 @@ TEST(VizGraphModel, FusedPrimFuncExpandsIntoBlocks) {
   ExtractOptions o;
   o.expanded = {"fused_matmul_add_relu"};
   DataflowGraph g = extractGraph(m, "main", o);
-  int matmul = g.findNode("T_matmul"), add = g.findNode("T_add"), relu = g.findNode("T_relu");
+  // AlterMatmulLayout packed the constant weight: the products sum into
+  // T_matmul_blocked (panels of columns), which T_matmul copies back.
+  int matmul = g.findNode("T_matmul_blocked"), copy = g.findNode("T_matmul"),
+      add = g.findNode("T_add"), relu = g.findNode("T_relu");
   ASSERT_GE(matmul, 0);
+  ASSERT_GE(copy, 0);
   ASSERT_GE(add, 0);
   ASSERT_GE(relu, 0);
   EXPECT_EQ(g.nodes[matmul].kind, NodeKind::Block);
   EXPECT_EQ(g.nodes[matmul].opPattern, 3); // has a reduce axis
+  EXPECT_NE(g.nodes[copy].opPattern, 3);
   EXPECT_TRUE(hasEdge(g, g.findNode("x"), matmul));
-  EXPECT_TRUE(hasEdge(g, matmul, add));
+  EXPECT_TRUE(hasEdge(g, matmul, copy));
+  EXPECT_TRUE(hasEdge(g, copy, add));
   EXPECT_TRUE(hasEdge(g, add, relu));
   int gv = g.findNode("gv");
   ASSERT_GE(gv, 0);
