@@ -477,28 +477,27 @@ void registerNNOps() {
 
 namespace unity::op {
 
-int64_t packedMatmulPanel(std::string_view layout) {
-  if (layout.size() < 4 || layout.substr(0, 2) != "KN" || layout.back() != 'n' || layout[2] == '0')
-    return 0;
-  int64_t v = 0;
-  for (char c : layout.substr(2, layout.size() - 3)) {
-    if (c < '0' || c > '9' || v > 4096)
-      return 0;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
+namespace {
 
-int64_t packedKernelBlock(std::string_view layout) {
-  if (layout.size() < 6 || layout.substr(0, 4) != "OIHW" || layout.back() != 'o')
+/// The block size of a packed layout `prefix<digits>suffix` (no leading
+/// zero, at most 4096 and a little), or 0 when `layout` is not of that form.
+int64_t layoutBlock(std::string_view layout, std::string_view prefix, char suffix) {
+  if (layout.size() < prefix.size() + 2 || layout.substr(0, prefix.size()) != prefix ||
+      layout.back() != suffix || layout[prefix.size()] == '0')
     return 0;
   int64_t b = 0;
-  for (char c : layout.substr(4, layout.size() - 5)) {
+  for (char c : layout.substr(prefix.size(), layout.size() - prefix.size() - 1)) {
     if (c < '0' || c > '9' || b > 4096)
       return 0;
     b = b * 10 + (c - '0');
   }
-  return layout[4] == '0' ? 0 : b;
+  return b;
 }
+
+} // namespace
+
+int64_t packedMatmulPanel(std::string_view layout) { return layoutBlock(layout, "KN", 'n'); }
+
+int64_t packedKernelBlock(std::string_view layout) { return layoutBlock(layout, "OIHW", 'o'); }
 
 } // namespace unity::op

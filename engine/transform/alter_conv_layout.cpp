@@ -93,8 +93,13 @@ struct Rewriter : ExprMutator {
 
 } // namespace
 
-IRModule alterConvLayout(const IRModule& m, const Attrs& config) {
-  if (!config.getBool("relax.alter_conv_layout", true))
+namespace {
+
+/// Every graph function of m rewritten by a R(policy of its target), unless
+/// the PassContext config `switchKey` is false.
+template <class R>
+IRModule rewriteGraphFunctions(const IRModule& m, const Attrs& config, const char* switchKey) {
+  if (!config.getBool(switchKey, true))
     return m;
   std::string text = m->attrs.getString("target");
   auto ct = target::CompositeTarget::parse(text.empty() ? "llvm" : text);
@@ -102,9 +107,15 @@ IRModule alterConvLayout(const IRModule& m, const Attrs& config) {
     auto* fn = as<Function>(f);
     if (!fn)
       return f;
-    Rewriter r(schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config));
+    R r(schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config));
     return cast<BaseFuncNode>(r.mutate(f));
   });
+}
+
+} // namespace
+
+IRModule alterConvLayout(const IRModule& m, const Attrs& config) {
+  return rewriteGraphFunctions<Rewriter>(m, config, "relax.alter_conv_layout");
 }
 
 Tensor packMatmulWeight(const Tensor& w, int64_t V) {
@@ -154,18 +165,7 @@ struct MatmulRewriter : ExprMutator {
 } // namespace
 
 IRModule alterMatmulLayout(const IRModule& m, const Attrs& config) {
-  if (!config.getBool("relax.alter_matmul_layout", true))
-    return m;
-  std::string text = m->attrs.getString("target");
-  auto ct = target::CompositeTarget::parse(text.empty() ? "llvm" : text);
-  return mapFunctions(m, [&](const std::string&, const BaseFunc& f) -> BaseFunc {
-    auto* fn = as<Function>(f);
-    if (!fn)
-      return f;
-    MatmulRewriter r(
-        schedulePolicyFor(ct.at(fn->attrs.getString("target", ct.defaultName)), config));
-    return cast<BaseFuncNode>(r.mutate(f));
-  });
+  return rewriteGraphFunctions<MatmulRewriter>(m, config, "relax.alter_matmul_layout");
 }
 
 PassRef alterMatmulLayoutPass() {

@@ -18,21 +18,13 @@
 #include "engine/text/parser.h"
 #include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/normalize.h"
+#include "tests/engine/transform/graph_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::randomTensor;
 
 namespace {
-
-/// Replaces the parameter `w` of main by the constant `value`.
-struct BindWeight : ExprMutator {
-  const VarNode* w;
-  Expr value;
-  Expr visitVar(const VarNode* op, const Expr& self) override {
-    return op == w ? value : ExprMutator::visitVar(op, self);
-  }
-};
 
 /// main(x) = matmul(x, W) + 1, x of shape `x` (text dims, "n" symbolic), W a
 /// constant [K, N] (or a second parameter when `constant` is false).
@@ -43,18 +35,9 @@ IRModule matmulModule(const std::string& x, int64_t K, int64_t N, const std::str
                      "), \"float32\")):\n    with R.dataflow():\n        c = R.matmul(x, w)\n"
                      "        d = R.add(c, R.const(1.0, \"float32\"))\n        R.output(d)\n"
                      "    return d\n";
-  IRModule m = transform::normalize(text::parseModule(text));
-  m = withAttrs(m, m->attrs.with("target", target));
-  if (!constant)
-    return m;
-  auto* fn = as<Function>(m->lookup("main"));
-  BindWeight bind;
-  bind.w = fn->params[1].get();
-  bind.value = make<Constant>(randomTensor({K, N}, 7));
-  Expr body = bind.mutate(fn->body);
-  BaseFunc f = make<Function>(std::vector<Var>{fn->params[0]}, body, fn->retSInfo, fn->attrs);
-  IRModule out = transform::normalize(makeModule({{"main", f}}));
-  return withAttrs(out, m->attrs);
+  IRModule m = constant ? transform::testing::withConstants(text, {randomTensor({K, N}, 7)})
+                        : transform::normalize(text::parseModule(text));
+  return withAttrs(m, m->attrs.with("target", target));
 }
 
 /// The weight_layout of the module's matmul ("-" when there is none).
