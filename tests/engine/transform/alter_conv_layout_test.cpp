@@ -16,10 +16,12 @@
 #include "engine/transform/alter_conv_layout.h"
 #include "engine/transform/default_schedule.h"
 #include "engine/transform/normalize.h"
+#include "tests/engine/transform/graph_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::maxAbsDiff;
 
 namespace {
 
@@ -79,14 +81,6 @@ unity::Tensor oihwResult(const IRModule& m, const unity::Tensor& x) {
   plain.target = "llvm -num-cores=1";
   plain.disabledPasses = {"AlterConvLayout"};
   return build(m, plain).executable->runTensors({x}).at(0);
-}
-
-double maxAbsDiff(const unity::Tensor& a, const unity::Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double worst = 0;
-  for (int64_t i = 0; i < std::min(a.numel(), b.numel()); ++i)
-    worst = std::max(worst, std::abs(a.getDouble(i) - b.getDouble(i)));
-  return worst;
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::maxAbsDiff;
 
 namespace {
 
@@ -48,14 +49,6 @@ std::string weightLayout(const IRModule& m) {
       out = c->attrs.getString("weight_layout", "");
   });
   return out;
-}
-
-double maxAbsDiff(const unity::Tensor& a, const unity::Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double worst = 0;
-  for (int64_t i = 0; i < std::min(a.numel(), b.numel()); ++i)
-    worst = std::max(worst, std::abs(a.getDouble(i) - b.getDouble(i)));
-  return worst;
 }
 
 const char* kAvx512 = "llvm -mcpu=skylake-avx512";

@@ -1,7 +1,12 @@
 #pragma once
 // Helpers shared by the tests of graph-level passes and of whole builds
-// (fold_batch_norm_test, partition_rows_test): a module from text whose
-// weight parameters become constants.
+// (fold_batch_norm_test, partition_rows_test, alter_conv_layout_test,
+// alter_matmul_layout_test): a module from text whose weight parameters
+// become constants, and the largest difference of two results.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +44,16 @@ inline ir::IRModule withConstants(const std::string& text,
   Expr body = bind.mutate(fn->body);
   BaseFunc f = make<Function>(params, body, fn->retSInfo, fn->attrs);
   return normalize(makeModule({{"main", f}}));
+}
+
+/// The largest absolute difference of two tensors of the same shape (a
+/// failure is recorded when the shapes differ).
+inline double maxAbsDiff(const unity::Tensor& a, const unity::Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < std::min(a.numel(), b.numel()); ++i)
+    worst = std::max(worst, std::abs(a.getDouble(i) - b.getDouble(i)));
+  return worst;
 }
 
 } // namespace unity::transform::testing
