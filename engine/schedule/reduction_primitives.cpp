@@ -16,8 +16,14 @@
 // their bindings over those (so any split/fuse of the reduction loops
 // carries over). Partial sums over r are then independent: r can be
 // vectorized or parallelized in B_rf, which is the point. The write-back
-// nest goes right after the outermost loop of B, so every partial result is
+// nest goes right after the nest of B's first loop that does not feed only
+// spatial iterators: inside the leading row loops of a row reduction
+// (`for i: for k_o: for k_i`, write-back under i, where the row's partials
+// are still in L1 and a temporary of one row suffices), after B's whole nest
+// when its outermost loop is a reduction one. Every partial result is then
 // complete before it is read; blocks sharing that nest may not touch C.
+// Blocks after it in the row loops may: they see the finished row (the
+// tail of a splitWithTail of the reduction loop adds the last elements).
 // Preconditions are checked, each failure names the block or loop: exactly
 // one block under r, an init, no predicate (an exact split), a single store
 // of that shape, no loop feeding both spatial and reduction iterators, loop
@@ -168,6 +174,13 @@ BlockRV Schedule::rfactor(const LoopRV& rv, int factorAxis) {
     allLoopVars.push_back(f->var.get());
   std::vector<const For*> spatialLoops, reduceLoops, wbLoops;
   bool found = false;
+  // The leading loops feeding only spatial iterators (the rows of a row
+  // reduction): the write-back goes inside them, right after the nest of
+  // the first other loop, instead of after the whole nest.
+  size_t prefix = 0;
+  while (prefix < fors.size() && feeds(fors[prefix], IterType::Spatial) &&
+         !feeds(fors[prefix], IterType::Reduce))
+    ++prefix;
   for (auto* f : fors) {
     bool s = feeds(f, IterType::Spatial), r = feeds(f, IterType::Reduce);
     if (f == lf.get()) {
@@ -201,16 +214,24 @@ BlockRV Schedule::rfactor(const LoopRV& rv, int factorAxis) {
                 std::to_string(-ndim - 1) + ", " + std::to_string(ndim) + "] for the " +
                 std::to_string(ndim) + "-d buffer '" + buf->name + "'");
 
-  // The nest to rewrite: the outermost of the block's loops.
+  // The nest to rewrite: the outermost of the block's loops (top); the
+  // write-back follows the nest of its first loop that is not a leading
+  // spatial one (at).
+  auto position = [&](const For* f) {
+    size_t pos = 0;
+    while (blkLoc.ancestors[pos].get() != f)
+      ++pos;
+    return pos;
+  };
   const For* topFor = fors[0];
-  size_t topPos = 0;
-  while (blkLoc.ancestors[topPos].get() != topFor)
-    ++topPos;
+  size_t topPos = position(topFor);
   Stmt top = blkLoc.ancestors[topPos];
-  for (auto* b : blocksUnder(top))
+  const For* atFor = fors[prefix];
+  Stmt at = blkLoc.ancestors[position(atFor)];
+  for (auto* b : blocksUnder(at))
     if (b != blk.get() && touches(b, buf.get()))
-      fail("shares its outermost loop '" + topFor->var->name + "' with block '" + b->name +
-           "', which uses '" + buf->name + "'; the write-back after that nest would come too late");
+      fail("shares the loop '" + atFor->var->name + "' with block '" + b->name + "', which uses '" +
+           buf->name + "'; the write-back after that nest would come too late");
 
   // ---- B_rf
   DataType lt = lf->var->dtype;
@@ -265,6 +286,7 @@ BlockRV Schedule::rfactor(const LoopRV& rv, int factorAxis) {
   // ---- the write-back block B and its nest
   VarMap loopCopy, iterMap;
   std::vector<Ref<PrimVar>> wbVars;
+  wbLoops.erase(wbLoops.begin(), wbLoops.begin() + static_cast<std::ptrdiff_t>(prefix));
   for (auto* f : wbLoops) {
     auto v = primVar(f->var->name + "_wb", f->var->dtype);
     loopCopy[f->var.get()] = v;
@@ -304,7 +326,8 @@ BlockRV Schedule::rfactor(const LoopRV& rv, int factorAxis) {
 
   // ---- splice: top -> {top with B_rf, write-back nest}; allocate C_rf in
   // the enclosing block (or around both nests when there is none).
-  Stmt seq = seqStmt({replaceStmt(top, blk.get(), rfBlock), wb});
+  Stmt nest = seqStmt({replaceStmt(at, blk.get(), rfBlock), wb});
+  Stmt seq = prefix == 0 ? nest : replaceStmt(top, at.get(), nest);
   const Block* enclosing = nullptr;
   for (size_t i = topPos; i-- > 0;)
     if (auto* b = as<Block>(blkLoc.ancestors[i])) {

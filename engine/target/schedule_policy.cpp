@@ -70,6 +70,7 @@ const std::vector<Knob>& knobs() {
       knob("pack_min_reuse", &SchedulePolicy::packMinReuse),
       knob("flat_epilogue_min_reduction", &SchedulePolicy::flatEpilogueMinReduction),
       knob("pack_in_tile_loop", &SchedulePolicy::packInTileLoop),
+      knob("row_reductions", &SchedulePolicy::rowReductions),
   };
   return k;
 }

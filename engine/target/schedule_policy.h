@@ -113,6 +113,13 @@ struct SchedulePolicy {
   /// unpadded 1x1 convolution reading the image directly) stores
   /// contiguously and is fused whatever its reduction.
   int flatEpilogueMinReduction = 256;
+  /// Factor a row reduction (softmax's max and sum, layer norm's sums:
+  /// the reduction runs along the input's contiguous axis, the output's
+  /// contiguous loop would read it a whole row apart per lane) along its
+  /// contiguous axis: one partial result per vector lane, contiguous vector
+  /// loads, the lanes folded per row (rfactor). Off: the register tile
+  /// vectorizes the output's loop and gathers.
+  bool rowReductions = true;
 
   // --- packing the reused input of a reduction (schedule::packLayout)
   /// Copy the input that the register tile reads along its columns (B of

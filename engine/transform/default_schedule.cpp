@@ -674,6 +674,76 @@ void padUnderConsumer(Schedule& s, const BlockRV& rv, const LoopRV& at, const Sc
   }
 }
 
+/// A row reduction: one reduce loop, innermost, along which some input is
+/// read contiguously (its last index is the reduction iterator, which no
+/// other index uses), and no input that the reduction walks is read along
+/// the output's contiguous loop x. Softmax's max and sum over the last
+/// axis, layer norm's sums, a product with a transposed right-hand side.
+/// The register tile of the rule below would vectorize x, reading those
+/// inputs with a stride of a whole row in every lane (a gather).
+bool rowReduction(const Block* b, const std::vector<OwnLoop>& loops,
+                  const std::vector<size_t>& reduce) {
+  if (reduce.size() != 1 || reduce[0] + 1 != loops.size())
+    return false;
+  auto* st = as<BufferStore>(b->body);
+  auto itersOf = [&](const For* f) {
+    std::vector<const PrimVar*> vs;
+    for (size_t i = 0; i < b->iters.size(); ++i)
+      if (schedule::detail::usesVar(b->bindings[i], f->var.get()))
+        vs.push_back(b->iters[i].var.get());
+    return vs;
+  };
+  auto rs = itersOf(loops.back().f.get());
+  int x = contiguousLoop(b, loops);
+  auto xs = x >= 0 ? itersOf(loops[x].f.get()) : std::vector<const PrimVar*>{};
+  bool alongR = false, alongX = false;
+  walkPrimExpr(st->value, [&](const PrimExpr& e) {
+    auto* l = as<BufferLoad>(e);
+    if (!l || l->buffer.get() == st->buffer.get() || l->indices.empty())
+      return;
+    bool walks = false;
+    for (auto& idx : l->indices)
+      walks = walks || schedule::detail::usesAnyVar(idx, rs);
+    if (!walks)
+      return;
+    alongX = alongX || (!xs.empty() && schedule::detail::usesAnyVar(l->indices.back(), xs));
+    auto* last = as<PrimVar>(l->indices.back());
+    bool contiguous = last && std::find(rs.begin(), rs.end(), last) != rs.end();
+    for (size_t d = 0; contiguous && d + 1 < l->indices.size(); ++d)
+      contiguous = !schedule::detail::usesAnyVar(l->indices[d], rs);
+    alongR = alongR || contiguous;
+  });
+  return alongR && !alongX;
+}
+
+/// [rowReductions] A row reduction (rowReduction) is factored along its
+/// contiguous axis: the reduce loop k is split by one vector
+/// (splitWithTail: k_o, k_i and, for a length that is not a multiple of it
+/// (a symbolic sequence length), a tail), rfactor(k_i) gives each lane its
+/// own partial result C_rf[.., k_i], summed over k_o with contiguous vector
+/// loads (k_i vectorized, its init decomposed before k_o), and the
+/// write-back folds the lanes into C under the row loop, where the tail
+/// then adds the last elements. The row loops in front are fused and
+/// parallel. Softmax over BERT's 4 x 128 x 128 scores: 0.17 -> X ms
+/// (docs/benchmarks.md, "Session 14").
+void scheduleRowReduction(Schedule& s, const BlockRV& rv, const std::vector<OwnLoop>& loops,
+                          const SchedulePolicy& p) {
+  const OwnLoop& r = loops.back();
+  int64_t n = constExtent(r.f);
+  if (n >= 0 && n < 2 * p.vectorLanes)
+    throw Error("row reduction: " + std::to_string(n) + " elements fill less than two vectors");
+  auto parts = s.splitWithTail(r.rv, p.vectorLanes);
+  BlockRV rf = s.rfactor(parts[1], -1);
+  BlockRV init = s.decomposeReduction(rf, parts[0]);
+  s.vectorize(parts[1]);
+  s.vectorize(s.getLoops(init).back());
+  s.decomposeReduction(rv, s.getLoops(rv).back());
+  std::vector<LoopRV> rows;
+  for (size_t i = 0; i + 1 < loops.size(); ++i)
+    rows.push_back(loops[i].rv);
+  parallelizeOuter(s, rows, p);
+}
+
 void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, bool allowTail,
                        TileHints hints, int64_t xTailFactor) {
   const int64_t lanes = p.vectorLanes, maxTile = p.maxTileVectors * lanes;
@@ -689,6 +759,17 @@ void scheduleReduction(Schedule& s, const BlockRV& rv, const SchedulePolicy& p, 
   }
   if (reduce.empty())
     return;
+  if (p.rowReductions && p.vectorize && allowTail && !hints.xo.var && !hints.uo.var &&
+      rowReduction(blk.get(), loops, reduce)) {
+    Schedule attempt = s;
+    try {
+      scheduleRowReduction(attempt, rv, loops, p);
+      s = attempt;
+      return;
+    } catch (const Error&) {
+      // too short, or a primitive refused: the register tile below
+    }
+  }
   int x = contiguousLoop(blk.get(), loops);
   int64_t ex = x >= 0 ? constExtent(loops[x].f) : -1;
   bool symX = x >= 0 && isSymbolic(loops[x].f);

@@ -119,6 +119,36 @@ TEST(Rfactor, SumAndMaxReductions) {
   }
 }
 
+TEST(Rfactor, TheWriteBackOfARowReductionFollowsTheRowUnderItsLoop) {
+  // for i: for k_o: for k_i -> for i: {R_rf nest; write-back; tail}: the
+  // write-back runs under i right after the row's partials, and the tail of
+  // a splitWithTail (37 = 4 x 8 + 5) adds the last elements after it.
+  for (bool isMax : {false, true}) {
+    auto f = rowReduceFunc(3, 37, isMax);
+    auto x = randomTensor({3, 37}, 8);
+    Schedule s(f);
+    auto l = s.getLoops(s.getBlock("R"));
+    auto k = s.splitWithTail(l[1], 8);
+    ASSERT_EQ(k.size(), 3u);
+    auto rf = s.rfactor(k[1], -1);
+    auto rfLoops = s.getLoops(rf), wbLoops = s.getLoops(s.getBlock("R"));
+    ASSERT_EQ(wbLoops.size(), 2u);
+    EXPECT_EQ(wbLoops[0].var.get(), rfLoops[0].var.get()); // the same row loop
+    EXPECT_EQ(asConstInt(s.loop(wbLoops[1])->extent), 8);
+    // the row loop's body: the partials, the write-back, then the tail
+    auto* body = as<SeqStmt>(s.loop(rfLoops[0])->body);
+    ASSERT_NE(body, nullptr);
+    ASSERT_EQ(body->seq.size(), 3u);
+    EXPECT_EQ(as<For>(body->seq[2])->var.get(), k[2].var.get());
+    s.vectorize(k[1]);
+    EXPECT_TRUE(close(run(s.func(), {x}, {3}), rowReduce(x, isMax))) << isMax;
+    BuildOptions opts;
+    opts.passes = {"Normalize", "LowerBlocks", "Simplify", "LowerToExecutor"};
+    auto built = build(transform::moduleCallingPrimFunc(s.func()), opts);
+    EXPECT_TRUE(close(built.executable->runTensors({x}).at(0), rowReduce(x, isMax))) << isMax;
+  }
+}
+
 TEST(Rfactor, UnsplitReductionLoop) {
   auto f = rowReduceFunc(2, 10, false);
   auto x = randomTensor({2, 10}, 6);
