@@ -122,7 +122,9 @@ public:
   /// has the loop's extent as an extra dimension at `factorAxis` (0..ndim;
   /// negative counts from the end, -1 = last), with `loop` now a spatial
   /// loop of it; the block itself becomes a write-back reduction over that
-  /// dimension in a new nest right after the original one. Needs a single
+  /// dimension in a new nest right after the nest of the block's first loop
+  /// that does not feed only spatial iterators (inside the leading row
+  /// loops; after the whole nest when the outermost loop reduces). Needs a single
   /// store `C[idx] = C[idx] op x` with op in add/mul/max/min and an init, no
   /// predicate. Returns the "<name>_rf" block.
   BlockRV rfactor(const LoopRV& loop, int factorAxis);
