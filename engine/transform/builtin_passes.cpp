@@ -97,6 +97,10 @@ void registerBuiltinPasses() {
   registerPass({"StorageRewrite", PassLevel::Tensor,
                 "shrink kernel temporaries to the scope that uses them; share disjoint ones",
                 [] { return tensorPass("StorageRewrite", 1, storageRewrite); }});
+  registerPass({"PromoteAccumulators", PassLevel::Tensor,
+                "accumulate a register tile whose rows lie a symbolic distance apart in a local "
+                "buffer across its reduction loop",
+                [] { return tensorPass("PromoteAccumulators", 1, promoteAccumulators); }});
   registerPass({"FlattenBuffers", PassLevel::Tensor,
                 "multi-dimensional buffer accesses become one row-major index; temporaries 1-D",
                 [] { return tensorPass("FlattenBuffers", 0, flattenBuffers); }});
@@ -135,6 +139,7 @@ void registerBuiltinPasses() {
                      "Simplify",
                      "PartitionLoops",
                      "StorageRewrite",
+                     "PromoteAccumulators",
                      "FlattenBuffers",
                      "LowerIntrinsics",
                      "UnrollLoops",

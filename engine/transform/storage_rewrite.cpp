@@ -41,6 +41,10 @@ using namespace ir;
 
 namespace {
 
+/// The largest tile PromoteAccumulators caches (elements): a register
+/// tile is at most 32 vectors of 16 lanes.
+constexpr int64_t kMaxPromotedElements = 1024;
+
 /// One load or store of the buffer, with the loops (outer to inner) entered
 /// between the scope being examined and the access, and the let variables
 /// bound there.
@@ -666,6 +670,193 @@ bool hasBlock(const Stmt& s) {
 }
 
 } // namespace
+
+namespace {
+
+/// The buffers stored under s, in order of first store.
+std::vector<BufferRef> storedBuffers(const Stmt& s) {
+  std::vector<BufferRef> out;
+  walkStmt(s, [&](const Stmt& x) {
+    if (auto* st = as<BufferStore>(x))
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const BufferRef& b) { return b.get() == st->buffer.get(); }))
+        out.push_back(st->buffer);
+  });
+  return out;
+}
+
+/// The one store of buf under s (null when there are several or none).
+const BufferStore* onlyStore(const Buffer* buf, const Stmt& s) {
+  const BufferStore* found = nullptr;
+  int n = 0;
+  walkStmt(s, [&](const Stmt& x) {
+    if (auto* st = as<BufferStore>(x); st && st->buffer.get() == buf) {
+      found = st;
+      ++n;
+    }
+  });
+  return n == 1 ? found : nullptr;
+}
+
+/// The constant-extent loops under s that enclose the store `st`, by variable.
+void loopsAround(const Stmt& s, const BufferStore* st, std::vector<const For*>& path,
+                 std::vector<const For*>& out) {
+  if (!s || !out.empty())
+    return;
+  if (s.get() == st) {
+    out = path;
+    return;
+  }
+  if (auto* f = as<For>(s)) {
+    path.push_back(f);
+    loopsAround(f->body, st, path, out);
+    path.pop_back();
+  } else if (auto* q = as<SeqStmt>(s)) {
+    for (auto& c : q->seq)
+      loopsAround(c, st, path, out);
+  } else if (auto* a = as<Allocate>(s)) {
+    loopsAround(a->body, st, path, out);
+  } else if (auto* l = as<LetStmt>(s)) {
+    loopsAround(l->body, st, path, out);
+  } else if (auto* i = as<IfThenElse>(s)) {
+    loopsAround(i->then, st, path, out);
+    loopsAround(i->otherwise, st, path, out);
+  }
+}
+
+/// A loop nest over `extents` (outermost first; the innermost vectorized
+/// when longer than one) around body(t...), the loop variables passed in.
+Stmt boxNest(const std::vector<int64_t>& extents, const std::string& prefix,
+             const std::function<Stmt(const std::vector<PrimExpr>&)>& body) {
+  std::vector<Ref<PrimVar>> vars;
+  std::vector<PrimExpr> idx;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    auto v = make<PrimVar>(prefix + std::to_string(d), DataType::Int64());
+    vars.push_back(v);
+    idx.push_back(extents[d] == 1 ? intImm(0) : PrimExpr(v));
+  }
+  Stmt s = body(idx);
+  int innermost = -1;
+  for (size_t d = 0; d < extents.size(); ++d)
+    if (extents[d] > 1)
+      innermost = static_cast<int>(d);
+  for (size_t d = extents.size(); d-- > 0;)
+    if (extents[d] > 1)
+      s = make<For>(vars[d], intImm(0), intImm(extents[d]),
+                    static_cast<int>(d) == innermost ? ForKind::Vectorized : ForKind::Serial, s);
+  return s;
+}
+
+class AccumulatorPromoter : public StmtMutator {
+protected:
+  Stmt visitFor(const For* op, const Stmt& self) override {
+    if (op->forKind == ForKind::Serial)
+      for (auto& buf : storedBuffers(op->body))
+        if (auto s = promote(op, buf))
+          return *s;
+    return StmtMutator::visitFor(op, self);
+  }
+
+private:
+  std::optional<Stmt> promote(const For* op, const BufferRef& buf) {
+    auto slice = sliceOf(buf.get(), op->body);
+    if (!slice)
+      return std::nullopt;
+    size_t nd = slice->base.size();
+    std::unordered_set<const PrimVar*> self{op->var.get()};
+    int first = -1;
+    int64_t volume = 1;
+    for (size_t d = 0; d < nd; ++d) {
+      if (mentions(slice->base[d], self))
+        return std::nullopt; // moves with the loop: not an accumulator
+      if (slice->extent[d] > 1 && first < 0)
+        first = static_cast<int>(d);
+      volume *= slice->extent[d];
+    }
+    bool symbolicStride = false;
+    for (size_t d = static_cast<size_t>(std::max(first, 0)) + 1; first >= 0 && d < nd; ++d)
+      symbolicStride = symbolicStride || !asConstInt(buf->shape[d]);
+    if (!symbolicStride || volume > kMaxPromotedElements ||
+        sliceBytes(*slice, buf->dtype) > kMaxStackBytes)
+      return std::nullopt;
+    // One store, dense over the box: each dimension the base plus at most
+    // one loop (step one, over the dimension's whole extent), no loop twice.
+    const BufferStore* st = onlyStore(buf.get(), op->body);
+    if (!st)
+      return std::nullopt;
+    std::vector<const For*> path, around;
+    loopsAround(op->body, st, path, around);
+    std::unordered_set<const PrimVar*> used;
+    for (size_t d = 0; d < nd; ++d) {
+      PrimExpr off = arith::simplify(st->indices[d] - slice->base[d]);
+      if (slice->extent[d] == 1) {
+        if (!isConstInt(off, slice->lo[d]))
+          return std::nullopt;
+        continue;
+      }
+      const For* loop = nullptr;
+      int loops = 0;
+      for (auto* f : around)
+        if (mentions(off, {f->var.get()})) {
+          loop = f;
+          ++loops;
+        }
+      if (loops != 1 || used.count(loop->var.get()) || !isConstInt(loop->min, 0) ||
+          asConstInt(loop->extent) != slice->extent[d] ||
+          !arith::provablyEqual(off, PrimExpr(loop->var) + intImm(slice->lo[d], off->dtype)))
+        return std::nullopt;
+      used.insert(loop->var.get());
+    }
+    auto acc = makeBuffer(
+        buf->name + "_acc", buf->dtype,
+        [&] {
+          std::vector<PrimExpr> shape;
+          for (auto e : slice->extent)
+            shape.push_back(intImm(e));
+          return shape;
+        }(),
+        "local");
+    auto at = [&](const std::vector<PrimExpr>& t) {
+      std::vector<PrimExpr> idx;
+      for (size_t d = 0; d < nd; ++d)
+        idx.push_back(arith::simplify(slice->base[d] + intImm(slice->lo[d], slice->base[d]->dtype) +
+                                      cast(slice->base[d]->dtype, t[d])));
+      return idx;
+    };
+    Stmt in = boxNest(slice->extent, buf->name + "_in", [&](const std::vector<PrimExpr>& t) {
+      return make<BufferStore>(acc, make<BufferLoad>(buf, at(t)), t);
+    });
+    Stmt out = boxNest(slice->extent, buf->name + "_out", [&](const std::vector<PrimExpr>& t) {
+      return make<BufferStore>(buf, make<BufferLoad>(acc, t), at(t));
+    });
+    BufferRebase rebase(buf.get(), acc, [&](const std::vector<PrimExpr>& idx) {
+      std::vector<PrimExpr> r;
+      for (size_t d = 0; d < idx.size(); ++d)
+        r.push_back(arith::simplify(idx[d] - slice->base[d] - intImm(slice->lo[d], idx[d]->dtype)));
+      return r;
+    });
+    Stmt loop = make<For>(op->var, op->min, op->extent, op->forKind, rebase.mutate(op->body),
+                          op->annotations);
+    Stmt s = make<Allocate>(acc, make<SeqStmt>(std::vector<Stmt>{in, loop, out}));
+    if (auto e = asConstInt(op->extent); !e || *e <= 0)
+      s = make<IfThenElse>(arith::simplify(gt(op->extent, intImm(0, op->extent->dtype))), s);
+    return s;
+  }
+};
+
+} // namespace
+
+PrimFuncRef promoteAccumulators(const PrimFuncRef& f) {
+  if (!f)
+    throw Error("PromoteAccumulators: null function");
+  if (hasBlock(f->body))
+    return f; // scheduling form: LowerBlocks first
+  AccumulatorPromoter p;
+  Stmt body = p.mutate(f->body);
+  if (sameNode(body, f->body))
+    return f;
+  return make<PrimFunc>(f->params, body, f->attrs);
+}
 
 PrimFuncRef storageRewrite(const PrimFuncRef& f) {
   if (!f)
