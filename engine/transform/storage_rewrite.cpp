@@ -759,6 +759,8 @@ protected:
 
 private:
   std::optional<Stmt> promote(const For* op, const BufferRef& buf) {
+    if (auto e = asConstInt(op->extent); e && *e <= 0)
+      return std::nullopt; // runs no iteration
     auto slice = sliceOf(buf.get(), op->body);
     if (!slice)
       return std::nullopt;
@@ -838,7 +840,7 @@ private:
     Stmt loop = make<For>(op->var, op->min, op->extent, op->forKind, rebase.mutate(op->body),
                           op->annotations);
     Stmt s = make<Allocate>(acc, make<SeqStmt>(std::vector<Stmt>{in, loop, out}));
-    if (auto e = asConstInt(op->extent); !e || *e <= 0)
+    if (!asConstInt(op->extent))
       s = make<IfThenElse>(arith::simplify(gt(op->extent, intImm(0, op->extent->dtype))), s);
     return s;
   }
@@ -846,28 +848,28 @@ private:
 
 } // namespace
 
-PrimFuncRef promoteAccumulators(const PrimFuncRef& f) {
+namespace {
+/// f with its body rewritten by a fresh M; f itself when nothing changed or
+/// the function is still in scheduling form (LowerBlocks first).
+template <class M> PrimFuncRef rewriteLowered(const PrimFuncRef& f, const char* pass) {
   if (!f)
-    throw Error("PromoteAccumulators: null function");
+    throw Error(std::string(pass) + ": null function");
   if (hasBlock(f->body))
-    return f; // scheduling form: LowerBlocks first
-  AccumulatorPromoter p;
-  Stmt body = p.mutate(f->body);
-  if (sameNode(body, f->body))
     return f;
-  return make<PrimFunc>(f->params, body, f->attrs);
-}
-
-PrimFuncRef storageRewrite(const PrimFuncRef& f) {
-  if (!f)
-    throw Error("StorageRewrite: null function");
-  if (hasBlock(f->body))
-    return f; // scheduling form: LowerBlocks first
-  Rewriter r;
-  Stmt body = r.mutate(f->body);
+  M m;
+  Stmt body = m.mutate(f->body);
   if (sameNode(body, f->body) || structuralEqual(body, f->body))
     return f;
   return make<PrimFunc>(f->params, body, f->attrs);
+}
+} // namespace
+
+PrimFuncRef promoteAccumulators(const PrimFuncRef& f) {
+  return rewriteLowered<AccumulatorPromoter>(f, "PromoteAccumulators");
+}
+
+PrimFuncRef storageRewrite(const PrimFuncRef& f) {
+  return rewriteLowered<Rewriter>(f, "StorageRewrite");
 }
 
 } // namespace unity::transform
