@@ -196,9 +196,9 @@ struct FrameEval {
       for (int64_t d : shape)
         bytes *= d;
       if (!slots[slot] || static_cast<int64_t>(slots[slot]->size()) < bytes)
-        slots[slot] = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(bytes));
+        slots[slot] = std::make_shared<TensorBytes>(static_cast<size_t>(bytes));
     } else if (!slots[slot]) {
-      slots[slot] = std::make_shared<std::vector<std::byte>>(sizes[slot]);
+      slots[slot] = std::make_shared<TensorBytes>(sizes[slot]);
     }
     return Tensor::view(t->dtype, shape, slots[slot]);
   }

@@ -72,7 +72,7 @@ private:
   friend struct FrameEval;
   ir::IRModule module_;
   std::shared_ptr<const CompiledModule> kernels_;
-  std::map<std::string, std::vector<std::shared_ptr<std::vector<std::byte>>>> slots_;
+  std::map<std::string, std::vector<std::shared_ptr<TensorBytes>>> slots_;
   bool profiling_ = false;
   std::map<std::string, KernelProfile> profile_;
   int depth_ = 0;

@@ -13,7 +13,7 @@ Tensor::Tensor(DataType dtype, std::vector<int64_t> shape)
   for (int64_t d : shape_)
     if (d < 0)
       throw Error("tensor shape " + shapeStr(shape_) + " has a negative dimension");
-  storage_ = std::make_shared<std::vector<std::byte>>(nbytes());
+  storage_ = std::make_shared<TensorBytes>(nbytes());
 }
 
 int64_t Tensor::numel() const {
@@ -146,7 +146,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
 }
 
 Tensor Tensor::view(DataType dtype, std::vector<int64_t> shape,
-                    std::shared_ptr<std::vector<std::byte>> storage) {
+                    std::shared_ptr<TensorBytes> storage) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);

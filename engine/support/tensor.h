@@ -2,8 +2,10 @@
 // A dense, row-major, host tensor: dtype + shape + shared bytes. Used for
 // graph-level constants and by the runtime. Copies share the storage (data is
 // immutable once it is inside the IR).
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,6 +13,28 @@
 #include "engine/support/dtype.h"
 
 namespace unity {
+
+/// An allocator that places every block on a cache-line boundary. The
+/// kernels load and store whole vectors (64 bytes with AVX-512) at offsets
+/// that are multiples of the vector from a tensor's start; with operator
+/// new's 16-byte alignment (and glibc's mmap-backed large blocks, which start
+/// 16 bytes into a page) each such access straddled two cache lines.
+template <class T> struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::size_t kAlign = 64;
+  CacheLineAllocator() = default;
+  template <class U> CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kAlign}));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    ::operator delete (p, n * sizeof(T), std::align_val_t{kAlign});
+  }
+  template <class U> bool operator==(const CacheLineAllocator<U>&) const noexcept { return true; }
+};
+
+/// The storage of tensors: bytes starting on a cache line.
+using TensorBytes = std::vector<std::byte, CacheLineAllocator<std::byte>>;
 
 class Tensor {
 public:
@@ -43,8 +67,8 @@ public:
   /// A tensor over existing storage (which must hold at least nbytes()).
   /// The executor uses it to place tensors in planned memory slots.
   static Tensor view(DataType dtype, std::vector<int64_t> shape,
-                     std::shared_ptr<std::vector<std::byte>> storage);
-  const std::shared_ptr<std::vector<std::byte>>& storage() const { return storage_; }
+                     std::shared_ptr<TensorBytes> storage);
+  const std::shared_ptr<TensorBytes>& storage() const { return storage_; }
 
   static Tensor fromFloats(std::vector<int64_t> shape, std::span<const float> values);
   static std::string shapeStr(const std::vector<int64_t>& shape);
@@ -52,7 +76,7 @@ public:
 private:
   DataType dtype_;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<std::byte>> storage_;
+  std::shared_ptr<TensorBytes> storage_;
 };
 
 } // namespace unity

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include "engine/support/tensor.h"
 
@@ -45,3 +46,18 @@ TEST(TensorSetDouble, NanGivesZeroAndHugeValuesSaturate) {
 }
 
 } // namespace
+
+// Tensor storage starts on a cache line: the kernels access whole vectors
+// at multiples of the vector from a tensor's start, and operator new's
+// 16-byte alignment (glibc's large blocks start 16 bytes into a page) made
+// every 64-byte access straddle two lines.
+TEST(TensorStorage, StartsOnACacheLineAtEverySize) {
+  for (int64_t n : {int64_t(1), int64_t(17), int64_t(4097), int64_t(1) << 22}) {
+    Tensor t(DataType::Float32(), {n});
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.data()) % 64, 0u) << n;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.clone().data()) % 64, 0u) << n;
+    auto bytes = std::make_shared<unity::TensorBytes>(static_cast<size_t>(n) * 4);
+    Tensor v = Tensor::view(DataType::Float32(), {n}, bytes);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % 64, 0u) << n;
+  }
+}
