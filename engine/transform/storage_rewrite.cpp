@@ -698,30 +698,35 @@ const BufferStore* onlyStore(const Buffer* buf, const Stmt& s) {
   return n == 1 ? found : nullptr;
 }
 
-/// The constant-extent loops under s that enclose the store `st`, by variable.
-void loopsAround(const Stmt& s, const BufferStore* st, std::vector<const For*>& path,
+/// The loops under s that enclose the store `st`, outermost first, into
+/// `out`; false when st is not reached through loops, sequences,
+/// allocations and lets alone (under a condition it may not run, so it
+/// does not cover its box).
+bool loopsAround(const Stmt& s, const BufferStore* st, std::vector<const For*>& path,
                  std::vector<const For*>& out) {
-  if (!s || !out.empty())
-    return;
+  if (!s)
+    return false;
   if (s.get() == st) {
     out = path;
-    return;
+    return true;
   }
   if (auto* f = as<For>(s)) {
     path.push_back(f);
-    loopsAround(f->body, st, path, out);
+    bool found = loopsAround(f->body, st, path, out);
     path.pop_back();
-  } else if (auto* q = as<SeqStmt>(s)) {
-    for (auto& c : q->seq)
-      loopsAround(c, st, path, out);
-  } else if (auto* a = as<Allocate>(s)) {
-    loopsAround(a->body, st, path, out);
-  } else if (auto* l = as<LetStmt>(s)) {
-    loopsAround(l->body, st, path, out);
-  } else if (auto* i = as<IfThenElse>(s)) {
-    loopsAround(i->then, st, path, out);
-    loopsAround(i->otherwise, st, path, out);
+    return found;
   }
+  if (auto* q = as<SeqStmt>(s)) {
+    for (auto& c : q->seq)
+      if (loopsAround(c, st, path, out))
+        return true;
+    return false;
+  }
+  if (auto* a = as<Allocate>(s))
+    return loopsAround(a->body, st, path, out);
+  if (auto* l = as<LetStmt>(s))
+    return loopsAround(l->body, st, path, out);
+  return false;
 }
 
 /// A loop nest over `extents` (outermost first; the innermost vectorized
@@ -787,7 +792,8 @@ private:
     if (!st)
       return std::nullopt;
     std::vector<const For*> path, around;
-    loopsAround(op->body, st, path, around);
+    if (!loopsAround(op->body, st, path, around))
+      return std::nullopt; // conditional, or under a statement not followed
     std::unordered_set<const PrimVar*> used;
     for (size_t d = 0; d < nd; ++d) {
       PrimExpr off = arith::simplify(st->indices[d] - slice->base[d]);
