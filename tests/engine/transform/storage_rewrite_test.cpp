@@ -496,8 +496,17 @@ def main(q: R.Tensor((1, 2, seq, 64), "float32"), k: R.Tensor((1, 2, 64, seq), "
 
 TEST(PromoteAccumulators, AConditionalStoreIsNotPromoted) {
   // Under a condition the store may skip elements of its box, which a copy
-  // back would then overwrite with what it read before the loop.
-  auto f = parseFunc(R"(
+  // back would then overwrite with what it read before the loop. The same
+  // kernel without the condition is promoted (the refusal is the
+  // condition's).
+  auto kernel = [](bool conditional) {
+    std::string store = "C[io * 4 + ii, jo * 16 + j] = C[io * 4 + ii, jo * 16 + j] + "
+                        "A[io * 4 + ii, k] * B[k, jo * 16 + j]";
+    std::string body = conditional ? "                        if A[io * 4 + ii, k] > "
+                                     "T.float32(0.0):\n                            " +
+                                         store
+                                   : "                        " + store;
+    return parseFunc(R"(
 @T.prim_func
 def f(A: T.Buffer((n, K), "float32"), B: T.Buffer((K, n), "float32"), C: T.Buffer((n, n), "float32")):
     for io in T.parallel(n // 4):
@@ -505,20 +514,9 @@ def f(A: T.Buffer((n, K), "float32"), B: T.Buffer((K, n), "float32"), C: T.Buffe
             for k in T.serial(K):
                 for ii in T.unroll(4):
                     for j in T.vectorized(16):
-                        if A[io * 4 + ii, k] > T.float32(0.0):
-                            C[io * 4 + ii, jo * 16 + j] = C[io * 4 + ii, jo * 16 + j] + A[io * 4 + ii, k] * B[k, jo * 16 + j]
-)");
+)" + body + "\n");
+  };
+  auto f = kernel(true), g = kernel(false);
   EXPECT_EQ(transform::promoteAccumulators(f).get(), f.get());
-  // The same without the condition is promoted (the refusal is the condition's).
-  auto g = parseFunc(R"(
-@T.prim_func
-def f(A: T.Buffer((n, K), "float32"), B: T.Buffer((K, n), "float32"), C: T.Buffer((n, n), "float32")):
-    for io in T.parallel(n // 4):
-        for jo in T.serial(n // 16):
-            for k in T.serial(K):
-                for ii in T.unroll(4):
-                    for j in T.vectorized(16):
-                        C[io * 4 + ii, jo * 16 + j] = C[io * 4 + ii, jo * 16 + j] + A[io * 4 + ii, k] * B[k, jo * 16 + j]
-)");
   EXPECT_NE(transform::promoteAccumulators(g).get(), g.get());
 }
