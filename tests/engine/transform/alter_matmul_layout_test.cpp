@@ -51,6 +51,14 @@ std::string weightLayout(const IRModule& m) {
   return out;
 }
 
+/// The weight_layout AlterMatmulLayout gives matmulModule(x, K, N, target,
+/// constant) under the build config `config`.
+std::string layoutAfterPass(const std::string& x, int64_t K, int64_t N, const std::string& target,
+                            bool constant = true, const Attrs& config = {}) {
+  return weightLayout(
+      transform::alterMatmulLayout(matmulModule(x, K, N, target, constant), config));
+}
+
 const char* kAvx512 = "llvm -mcpu=skylake-avx512";
 const char* kAvx2 = "llvm -mcpu=haswell";
 
@@ -58,35 +66,23 @@ const char* kAvx2 = "llvm -mcpu=haswell";
 
 TEST(AlterMatmulLayout, PacksConstantWeightsInPanelsOfTheTilesWidth) {
   // Four vectors per panel: 64 columns with AVX-512, 32 with AVX2.
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("1, 32, 64", 64, 128, kAvx512))),
-            "KN64n");
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("1, 32, 64", 64, 128, kAvx2))),
-            "KN32n");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 128, kAvx512), "KN64n");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 128, kAvx2), "KN32n");
   // A symbolic row count (a sequence length) is packed too.
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("1, n, 64", 64, 128, kAvx512))),
-            "KN64n");
+  EXPECT_EQ(layoutAfterPass("1, n, 64", 64, 128, kAvx512), "KN64n");
   // Left alone: a matrix-vector product (its columns are split between the
   // cores instead), fewer than 16 rows, N not whole panels, a weight that is
   // not a constant, a target without vectors, the pass turned off.
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("1, 1, 64", 64, 128, kAvx512))),
-            "");
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("8, 64", 64, 128, kAvx512))),
-            "");
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(matmulModule("1, 32, 64", 64, 96, kAvx512))),
-            "");
-  EXPECT_EQ(weightLayout(transform::alterMatmulLayout(
-                matmulModule("1, 32, 64", 64, 128, kAvx512, /*constant=*/false))),
-            "");
+  EXPECT_EQ(layoutAfterPass("1, 1, 64", 64, 128, kAvx512), "");
+  EXPECT_EQ(layoutAfterPass("8, 64", 64, 128, kAvx512), "");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 96, kAvx512), "");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 128, kAvx512, /*constant=*/false), "");
   Attrs scalar;
   scalar.set("tir.schedule_policy", std::string(R"({"vectorize": false})"));
-  EXPECT_EQ(weightLayout(
-                transform::alterMatmulLayout(matmulModule("1, 32, 64", 64, 128, kAvx512), scalar)),
-            "");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 128, kAvx512, true, scalar), "");
   Attrs off;
   off.set("relax.alter_matmul_layout", false);
-  EXPECT_EQ(
-      weightLayout(transform::alterMatmulLayout(matmulModule("1, 32, 64", 64, 128, kAvx512), off)),
-      "");
+  EXPECT_EQ(layoutAfterPass("1, 32, 64", 64, 128, kAvx512, true, off), "");
 }
 
 TEST(AlterMatmulLayout, PackingPlacesEveryElementInItsPanel) {
