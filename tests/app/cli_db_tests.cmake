@@ -2,7 +2,7 @@
 # header lists the contents; the figures below follow from them by hand:
 # 8192 flops in 2 us = 4.10 GFLOP/s). Included from tests/app/CMakeLists.txt.
 add_executable(make_tuning_db make_tuning_db.cpp)
-target_link_libraries(make_tuning_db PRIVATE unity_tuner)
+target_link_libraries(make_tuning_db PRIVATE unity_tuner SQLite::SQLite3)
 
 set(DB_DIR "${CMAKE_CURRENT_BINARY_DIR}/db")
 set(DB "${DB_DIR}/tune.db")
