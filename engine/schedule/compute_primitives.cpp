@@ -12,12 +12,17 @@
 //    with its bindings substituted and every loop between L and the block
 //    relaxed over its range: one iteration of L touches [base + lo, base +
 //    hi], base depending only on L and the loops outside it (the same
-//    method StorageRewrite uses to shrink buffers). Only constant-range
-//    inner loops and affine indices are relaxed; anything else is refused.
+//    method StorageRewrite uses to shrink buffers). Constant-range inner
+//    loops and affine indices are relaxed, and one loop of symbolic range
+//    (a sequence length n) that the index follows by unit steps: the
+//    region then spans n (plus the constant widths of the others). Loops
+//    the index does not use are ignored. Anything else is refused.
 //  - a moved block keeps its iteration variables, regions, init and body;
 //    it gets fresh loops over the part of its domain one iteration of L
 //    needs and bindings `v = start + loop`, plus a predicate where that part
-//    may pass the edge of its domain or is not rectangular.
+//    may pass the edge of its domain or is not rectangular (a binding that
+//    is a loop variable of symbolic range equal to the iterator's domain
+//    needs none).
 //
 // computeAt(P, L): P (storing T[v0..vn] at its spatial iterators) moves to
 // the start of L's body, over the region of T that the blocks under L read
@@ -154,12 +159,35 @@ std::optional<Range> relax(const PrimExpr& e, const std::vector<const For*>& inn
   VarMap atMin;
   arith::Analyzer a;
   std::unordered_set<const PrimVar*> innerVars;
+  // A loop of symbolic range (a sequence length) relaxes when e moves with
+  // it by unit steps and no other such loop: e = v + rest covers
+  // [min + rest's low end, + extent + rest's width - 1]. Loops e does not
+  // use are ignored whatever their range.
+  const For* symbolic = nullptr;
+  std::vector<const For*> others;
   for (auto* f : inner) {
-    if (!asConstInt(f->min) || !asConstInt(f->extent))
-      return std::nullopt;
+    if (!usesVar(e, f->var.get()))
+      continue;
+    if (!asConstInt(f->min) || !asConstInt(f->extent)) {
+      if (symbolic)
+        return std::nullopt;
+      symbolic = f;
+      continue;
+    }
+    others.push_back(f);
     atMin[f->var.get()] = f->min;
     a.bind(f->var, Range{f->min, f->extent});
     innerVars.insert(f->var.get());
+  }
+  if (symbolic) {
+    PrimExpr rest = arith::simplify(e - PrimExpr(symbolic->var));
+    if (usesVar(rest, symbolic->var.get()))
+      return std::nullopt;
+    auto r = relax(rest, others);
+    if (!r)
+      return std::nullopt;
+    return Range{arith::simplify(r->min + symbolic->min),
+                 arith::simplify(r->extent + symbolic->extent - makeConst(r->extent->dtype, 1))};
   }
   PrimExpr base = arith::simplify(substitute(e, atMin));
   PrimExpr diff = arith::simplify(e - base);
@@ -198,7 +226,7 @@ std::optional<std::vector<Range>> regionUnder(const Block* b, const std::vector<
       return std::nullopt;
     }
     out.push_back(
-        Range{r->min, makeConst(r->extent->dtype, double(*asConstInt(r->extent) + *ext - 1))});
+        Range{r->min, arith::simplify(r->extent + makeConst(r->extent->dtype, double(*ext - 1)))});
   }
   return out;
 }
@@ -211,10 +239,15 @@ std::optional<std::vector<Range>> unite(const std::vector<Range>& a, const std::
     auto off = asConstInt(arith::simplify(b[d].min - a[d].min));
     if (!off)
       return std::nullopt;
-    int64_t ea = *asConstInt(a[d].extent), eb = *asConstInt(b[d].extent);
-    int64_t lo = std::min<int64_t>(0, *off), hi = std::max<int64_t>(ea, *off + eb);
-    out.push_back(Range{arith::simplify(a[d].min + makeConst(a[d].min->dtype, double(lo))),
-                        makeConst(a[d].extent->dtype, double(hi - lo))});
+    // Extents a symbolic length apart by a constant (both `n`, or n and
+    // n + 2) unite like constant ones, relative to a's extent.
+    auto grow = asConstInt(arith::simplify(b[d].extent - a[d].extent));
+    if (!grow)
+      return std::nullopt;
+    int64_t lo = std::min<int64_t>(0, *off), hi = std::max<int64_t>(0, *off + *grow);
+    out.push_back(
+        Range{arith::simplify(a[d].min + makeConst(a[d].min->dtype, double(lo))),
+              arith::simplify(a[d].extent + makeConst(a[d].extent->dtype, double(hi - lo)))});
   }
   return out;
 }
@@ -235,6 +268,24 @@ arith::Analyzer loopContext(const std::vector<Stmt>& ancestors, const For* also 
   return a;
 }
 
+/// The loops of `ancestors` (and `also`) whose range is symbolic, which an
+/// Analyzer does not hold: a moved block's bindings in such a loop's
+/// variable are known inside its range all the same (buildNest).
+using SymbolicRanges = std::vector<std::pair<PrimExpr, Range>>;
+SymbolicRanges symbolicLoops(const std::vector<Stmt>& ancestors, const For* also) {
+  SymbolicRanges out;
+  auto add = [&](const For* f) {
+    if (!asConstInt(f->min) || !asConstInt(f->extent))
+      out.emplace_back(PrimExpr(f->var), Range{f->min, f->extent});
+  };
+  for (auto& s : ancestors)
+    if (auto* f = as<For>(s))
+      add(f);
+  if (also)
+    add(also);
+  return out;
+}
+
 /// What a moved block iterates over for one of its iterators: `extent`
 /// positions from `start` (a loop gets built for each), or the whole domain.
 struct IterPlan {
@@ -252,7 +303,7 @@ struct IterPlan {
 /// its domain where `ctx` cannot prove it. Loops are named after the
 /// iterators ("v_i0" -> "i0").
 Stmt buildNest(const Block* blk, const std::vector<IterPlan>& plan, std::vector<PrimExpr> conds,
-               arith::Analyzer& ctx) {
+               arith::Analyzer& ctx, SymbolicRanges sym = {}) {
   std::vector<Ref<PrimVar>> vars(blk->iters.size());
   std::vector<PrimExpr> bindings(blk->iters.size());
   auto strip = [](const std::string& n) { return n.rfind("v_", 0) == 0 ? n.substr(2) : n; };
@@ -266,6 +317,8 @@ Stmt buildNest(const Block* blk, const std::vector<IterPlan>& plan, std::vector<
     auto v = primVar(name, it.var->dtype);
     vars[k] = v;
     ctx.bind(v, Range{makeConst(v->dtype, 0), plan[k].extent});
+    if (!asConstInt(plan[k].extent))
+      sym.emplace_back(PrimExpr(v), Range{makeConst(v->dtype, 0), plan[k].extent});
     if (!plan[k].divisor) {
       bindings[k] = arith::simplify(plan[k].start + PrimExpr(v));
       continue;
@@ -274,10 +327,29 @@ Stmt buildNest(const Block* blk, const std::vector<IterPlan>& plan, std::vector<
     bindings[k] = arith::simplify(floordiv(flat, a));
     bindings[plan[k].partner] = arith::simplify(floormod(flat, a));
   }
+  // b = s + d with s a variable of symbolic range r and d provably 0 (the
+  // loops of extent 1 under it): b lies in [lo, hi) when r does.
+  auto inSymbolic = [&](const PrimExpr& b, const PrimExpr& lo, const PrimExpr& hi) {
+    for (auto& [var, r] : sym) {
+      const PrimVar* pv = as<PrimVar>(var);
+      if (!usesVar(b, pv))
+        continue;
+      PrimExpr d = arith::simplify(b - var);
+      auto bound = ctx.constIntBound(d);
+      if (usesVar(d, pv) || bound.min != 0 || bound.max != 0)
+        return false;
+      PrimExpr end = arith::simplify(r.min + r.extent);
+      return (arith::provablyEqual(r.min, lo) || ctx.canProve(ge(r.min, lo))) &&
+             (arith::provablyEqual(end, hi) || ctx.canProve(le(end, hi)));
+    }
+    return false;
+  };
   for (size_t k = 0; k < blk->iters.size(); ++k) {
     auto& it = blk->iters[k];
     const PrimExpr& b = bindings[k];
     PrimExpr lo = it.dom.min, hi = arith::simplify(it.dom.min + it.dom.extent);
+    if (inSymbolic(b, lo, hi))
+      continue;
     if (!ctx.canProve(ge(b, lo)))
       conds.push_back(ge(b, lo));
     if (!ctx.canProve(lt(b, hi)))
@@ -780,7 +852,7 @@ void Schedule::reverseComputeAt(const BlockRV& rv, const LoopRV& lrv) {
   std::vector<IterPlan> full;
   for (size_t k = 0; k < plan.size(); ++k)
     full.push_back(plan[k] ? *plan[k] : IterPlan{blk->iters[k].dom.min, blk->iters[k].dom.extent});
-  Stmt nest = buildNest(blk.get(), full, conds, ctx);
+  Stmt nest = buildNest(blk.get(), full, conds, ctx, symbolicLoops(mv.loop.ancestors, f.get()));
   setBody(moveUnder(func_->body, f.get(), nest, false, n.top));
   trace_.append({"reverse_compute_at", {name}, {where}, {}});
 }
@@ -858,7 +930,7 @@ void Schedule::computeAt(const BlockRV& rv, const LoopRV& lrv) {
     plan.push_back(IterPlan{it.dom.min, it.dom.extent});
   for (size_t d = 0; d < iterOfDim.size(); ++d)
     plan[iterOfDim[d]] = IterPlan{(*region)[d].min, (*region)[d].extent};
-  Stmt nest = buildNest(blk.get(), plan, {}, ctx);
+  Stmt nest = buildNest(blk.get(), plan, {}, ctx, symbolicLoops(mv.loop.ancestors, f.get()));
   setBody(moveUnder(func_->body, f.get(), nest, true, n.top));
   trace_.append({"compute_at", {name}, {where}, {}});
 }

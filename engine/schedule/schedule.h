@@ -169,7 +169,8 @@ public:
   BlockRV cacheWrite(const BlockRV& block, int writeBufferIndex, const std::string& scope);
   /// Moves a producer (storing T[v0..vn] at its spatial iterators) to the
   /// start of `loop`'s body, computing only the region of T that the blocks
-  /// under the loop read in one iteration (constant extents).
+  /// under the loop read in one iteration (constant extents, or one row of
+  /// a symbolic length).
   void computeAt(const BlockRV& block, const LoopRV& loop);
   /// Moves a spatial consumer to the end of `loop`'s body, computing the
   /// elements whose reads of its producer's buffer fall in the region

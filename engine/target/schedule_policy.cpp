@@ -63,6 +63,7 @@ const std::vector<Knob>& knobs() {
       knob("prefetch_slices", &SchedulePolicy::prefetchSlices),
       knob("max_unrolled_taps", &SchedulePolicy::maxUnrolledTaps),
       knob("keep_padding_producers", &SchedulePolicy::keepPaddingProducers),
+      knob("keep_shared_transcendentals", &SchedulePolicy::keepSharedTranscendentals),
       knob("padding_at_consumer", &SchedulePolicy::paddingAtConsumer),
       knob("partition_rows", &SchedulePolicy::partitionRows),
       knob("fuse_epilogues", &SchedulePolicy::fuseEpilogues),

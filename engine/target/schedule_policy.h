@@ -86,6 +86,13 @@ struct SchedulePolicy {
   /// Keep a padding producer (a Select) materialized when a reduction reads
   /// it, instead of inlining the bounds test into every multiply-add.
   bool keepPaddingProducers = true;
+  /// Keep an elementwise producer that calls a transcendental function
+  /// (exp, log, tanh, erf, ...) materialized when two or more blocks read
+  /// it, instead of inlining it, and so computing it again, in each:
+  /// softmax's exp(x - max) feeds both the row sum and the scaling. One
+  /// more pass over the data costs less than a second polynomial per
+  /// element (softmax 4x128x128: see docs/benchmarks.md, session 15).
+  bool keepSharedTranscendentals = true;
   /// Compute such a kept padding producer per plane under the parallel
   /// loop of the depthwise convolution (taps inside the vector loop) that
   /// reads it (computeAt): each iteration pads the channel it is about to

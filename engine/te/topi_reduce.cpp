@@ -175,8 +175,15 @@ Tensor softmax(const Tensor& x, int axis, const std::string& name) {
       name + "_exp");
   Tensor sm = reduceWith(
       x, Reducer::Sum, mask, false, [&](auto& i) { return ex(i); }, name + "_expsum");
+  // One reciprocal per row, then a multiply per element: the reciprocal is
+  // invariant in the innermost loop, so LLVM hoists it, while a division per
+  // element (vdivps, 10-20 cycles a vector on AVX-512) took half the kernel.
+  // The result differs from exp / sum by at most one rounding; ONNX Runtime's
+  // softmax scales the same way.
   return compute(
-      x.shape(), [&](auto& i) { return ex(i) / sm(reducedIndex(i, mask, false)); }, name);
+      x.shape(),
+      [&](auto& i) { return ex(i) * (cst(x.dtype(), 1.0) / sm(reducedIndex(i, mask, false))); },
+      name);
 }
 
 Tensor logSoftmax(const Tensor& x, int axis, const std::string& name) {

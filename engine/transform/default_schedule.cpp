@@ -7,6 +7,9 @@
 //
 // 1. Inline: every elementwise/injective block writing an intermediate is
 //    inlined into its readers (computeInline), repeatedly. Exception
+//    [keepSharedTranscendentals]: a producer calling exp, log, tanh, ...
+//    that two or more blocks read is kept (softmax's exponentials, summed
+//    and then scaled, are computed once). Exception
 //    [keepPaddingProducers]: a producer whose value holds a Select
 //    (padding) is kept when a reduction reads it — inlined, the bounds
 //    test would run at every multiply-add; materialized, it is one cheap
@@ -136,6 +139,7 @@
 #include "engine/transform/default_schedule.h"
 
 #include <map>
+#include <set>
 
 #include "engine/schedule/schedule.h"
 #include "engine/schedule/schedule_internal.h"
@@ -158,6 +162,20 @@ using target::SchedulePolicy;
 bool hasSelect(const PrimExpr& e) {
   bool found = false;
   walkPrimExpr(e, [&](const PrimExpr& x) { found = found || isa<Select>(x); });
+  return found;
+}
+
+/// True when e calls a transcendental intrinsic: one that costs a
+/// polynomial per element (exp, log, tanh, erf, ...), not fabs, floor or a
+/// square root.
+bool callsTranscendental(const PrimExpr& e) {
+  static const std::set<std::string> cheap = {"fabs", "floor", "ceil",  "round", "trunc",
+                                              "sqrt", "rsqrt", "isnan", "isinf", "fmod"};
+  bool found = false;
+  walkPrimExpr(e, [&](const PrimExpr& x) {
+    if (auto* c = as<PrimCall>(x))
+      found = found || !cheap.count(c->op);
+  });
   return found;
 }
 
@@ -213,6 +231,14 @@ void inlineProducers(Schedule& s, const SchedulePolicy& p) {
       if (p.keepPaddingProducers && hasSelect(st->value))
         for (auto* c : schedule::detail::blocksUnder(s.func()->body))
           keep = keep || (c != b.get() && isReduction(c) && readsBuffer(c, st->buffer.get()));
+      if (p.keepSharedTranscendentals && callsTranscendental(st->value)) {
+        int readers = 0; // leaf blocks only: the root block holds them all
+        for (auto& other : s.getBlocks()) {
+          auto c = s.block(other);
+          readers += c.get() != b.get() && readsBuffer(c.get(), st->buffer.get());
+        }
+        keep = keep || readers >= 2;
+      }
       if (keep)
         continue;
       Schedule attempt = s;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/build.h"
+#include "engine/ir/arith.h"
 #include "engine/ir/structural.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/error.h"
@@ -292,6 +293,47 @@ TEST(ComputePrimitives, ComputeAtComputesTheRowsATileReads) {
   EXPECT_EQ(s.getBlocksUnder(i[0])[0].name, "T");
   EXPECT_TRUE(close(run(s.func(), {a, b}, {8, 5}), want));
   EXPECT_EQ(s.trace().instructions().back().kind, "compute_at");
+  expectReplays(f, s);
+}
+
+TEST(ComputePrimitives, ComputeAtUnderARowOfSymbolicLength) {
+  // S[i] = sum_k T[i, k], T = X * 2, over m rows of n (both symbolic): T
+  // moves under S's row loop and computes one row of n per iteration, with
+  // no predicate (its bindings stay inside the symbolic ranges).
+  auto m = primVar("m"), n = primVar("n");
+  auto X = te::placeholder({m, n}, DataType::Float32(), "X");
+  auto T = te::compute(
+      {m, n}, [&](const std::vector<PrimExpr>& i) { return X(i) * floatImm(2.0); }, "T");
+  auto k = te::reduceAxis(n, "k");
+  auto S = te::compute(
+      {m},
+      [&](const std::vector<PrimExpr>& i) {
+        return te::sum(T({i[0], k.var}), {k});
+      },
+      "S");
+  auto f = te::createPrimFunc({X, S});
+  Schedule s(f);
+  auto row = s.getLoops(s.getBlock("S"))[0];
+  s.computeAt(s.getBlock("T"), row);
+  auto tl = s.getLoops(s.getBlock("T"));
+  ASSERT_EQ(tl.size(), 3u); // the row loop, one row, n columns
+  EXPECT_EQ(tl[0].var.get(), row.var.get());
+  EXPECT_TRUE(arith::provablyEqual(s.loop(tl[2])->extent, n));
+  EXPECT_FALSE(s.block(s.getBlock("T"))->predicate);
+  EXPECT_EQ(s.getBlocksUnder(row)[0].name, "T");
+  for (int64_t rows : {1, 3})
+    for (int64_t len : {1, 5, 37}) {
+      auto x = randomTensor({rows, len}, 6 + static_cast<uint32_t>(len));
+      unity::Tensor want(DataType::Float32(), {rows});
+      for (int64_t i = 0; i < rows; ++i) {
+        double acc = 0;
+        for (int64_t j = 0; j < len; ++j)
+          acc += 2 * x.getDouble(i * len + j);
+        want.setDouble(i, acc);
+      }
+      EXPECT_TRUE(close(run(s.func(), {x}, {rows}), want)) << rows << "x" << len;
+      EXPECT_TRUE(close(buildAndRun(s.func(), {x}), want)) << rows << "x" << len;
+    }
   expectReplays(f, s);
 }
 

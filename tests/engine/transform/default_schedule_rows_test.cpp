@@ -94,8 +94,9 @@ TEST(DefaultScheduleRows, SoftmaxReadsItsRowsContiguouslyInEveryVectorLoop) {
   auto f = softmaxFunc(intImm(8), intImm(128));
   auto g = transform::defaultSchedule(f, avx512Policy(1));
   auto reads = vectorReadsOf(g, "X");
-  // max, exp-sum and the normalized output each read X in a vector loop
-  ASSERT_EQ(reads.size(), 3u);
+  // the max and the exponentials each read X in a vector loop (the sum and
+  // the scaling read the kept exponentials, keepSharedTranscendentals)
+  ASSERT_EQ(reads.size(), 2u);
   for (auto& [block, contiguous] : reads)
     EXPECT_TRUE(contiguous) << block;
   // one partial result per lane for each of the two reductions
@@ -115,6 +116,55 @@ TEST(DefaultScheduleRows, WithoutTheKnobTheRowsAreGathered) {
   for (auto& [block, contiguous] : vectorReadsOf(g, "X"))
     gathered = gathered || !contiguous;
   EXPECT_TRUE(gathered);
+}
+
+/// The blocks of f whose stored values call `op`.
+std::vector<std::string> blocksCalling(const PrimFuncRef& f, const std::string& op) {
+  Schedule s(f);
+  std::vector<std::string> out;
+  for (auto& rv : s.getBlocks()) {
+    auto b = s.block(rv);
+    bool calls = false;
+    walkStmt(b->body, [&](const Stmt& st) {
+      if (auto* store = as<BufferStore>(st))
+        walkPrimExpr(store->value, [&](const PrimExpr& e) {
+          auto* c = as<PrimCall>(e);
+          calls = calls || (c && c->op == op);
+        });
+    });
+    if (calls)
+      out.push_back(b->name);
+  }
+  return out;
+}
+
+TEST(DefaultScheduleRows, SoftmaxComputesEachExponentialOnce) {
+  auto f = softmaxFunc(intImm(8), intImm(128));
+  auto x = randomTensor({8, 128}, 74);
+  auto want = softmaxRef(x, 8, 128);
+  auto kept = transform::defaultSchedule(f, avx512Policy(1));
+  // one block computes exp(x - max); the sum and the scaling read its buffer
+  EXPECT_EQ(blocksCalling(kept, "exp"), std::vector<std::string>{"sm_exp"});
+  EXPECT_TRUE(close(run(kept, {x}, {8, 128}), want));
+  // without the knob the exponential is inlined into both readers
+  auto p = avx512Policy(1);
+  p.keepSharedTranscendentals = false;
+  auto inlined = transform::defaultSchedule(f, p);
+  EXPECT_EQ(blocksCalling(inlined, "exp").size(), 2u);
+  EXPECT_EQ(findBlock(inlined, "sm_exp"), nullptr);
+  EXPECT_TRUE(close(run(inlined, {x}, {8, 128}), want));
+}
+
+TEST(DefaultScheduleRows, AnExponentialWithOneReaderIsStillInlined) {
+  // sigmoid-like x * exp(x): a single reader, nothing computed twice
+  auto X = te::placeholder({intImm(4), intImm(64)}, DataType::Float32(), "X");
+  auto e = te::compute(
+      X.shape(), [&](auto& i) { return call(DataType::Float32(), "exp", {X(i)}); }, "e");
+  auto y = te::compute(
+      X.shape(), [&](auto& i) { return X(i) * e(i); }, "y");
+  auto g = transform::defaultSchedule(te::createPrimFunc({X, y}), avx512Policy(1));
+  EXPECT_EQ(findBlock(g, "e"), nullptr);
+  EXPECT_EQ(blocksCalling(g, "exp"), std::vector<std::string>{"y"});
 }
 
 TEST(DefaultScheduleRows, SymbolicRowLengthsWithTailsAndShortRowsAreCorrect) {
