@@ -252,19 +252,23 @@ std::optional<std::vector<Range>> unite(const std::vector<Range>& a, const std::
   return out;
 }
 
+/// Calls fn on each loop of `ancestors`, then on `also` when given.
+template <class F> void forEachLoop(const std::vector<Stmt>& ancestors, const For* also, F&& fn) {
+  for (auto& s : ancestors)
+    if (auto* f = as<For>(s))
+      fn(f);
+  if (also)
+    fn(also);
+}
+
 /// An analyzer knowing the ranges of the loops in `ancestors` (those with
 /// constant bounds; block iterators are not known).
 arith::Analyzer loopContext(const std::vector<Stmt>& ancestors, const For* also = nullptr) {
   arith::Analyzer a;
-  auto add = [&](const For* f) {
+  forEachLoop(ancestors, also, [&](const For* f) {
     if (asConstInt(f->min) && asConstInt(f->extent))
       a.bind(f->var, Range{f->min, f->extent});
-  };
-  for (auto& s : ancestors)
-    if (auto* f = as<For>(s))
-      add(f);
-  if (also)
-    add(also);
+  });
   return a;
 }
 
@@ -274,15 +278,10 @@ arith::Analyzer loopContext(const std::vector<Stmt>& ancestors, const For* also 
 using SymbolicRanges = std::vector<std::pair<PrimExpr, Range>>;
 SymbolicRanges symbolicLoops(const std::vector<Stmt>& ancestors, const For* also) {
   SymbolicRanges out;
-  auto add = [&](const For* f) {
+  forEachLoop(ancestors, also, [&](const For* f) {
     if (!asConstInt(f->min) || !asConstInt(f->extent))
       out.emplace_back(PrimExpr(f->var), Range{f->min, f->extent});
-  };
-  for (auto& s : ancestors)
-    if (auto* f = as<For>(s))
-      add(f);
-  if (also)
-    add(also);
+  });
   return out;
 }
 
