@@ -44,8 +44,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -242,10 +244,12 @@ void writeCurve(const std::string& name, const std::vector<CurvePoint>& curve, d
                 double peerGflops) {
   if (gCurves.empty() || curve.empty())
     return;
+  std::error_code ec; // the folder is made when missing, as --db makes its file
+  std::filesystem::create_directories(gCurves, ec);
   std::string path = gCurves + "/" + name + ".csv";
   FILE* out = std::fopen(path.c_str(), "w");
   if (!out)
-    throw Error(path + ": cannot write the tuning curve");
+    throw Error(path + ": cannot write the tuning curve: " + std::strerror(errno));
   std::fprintf(out, "trial,seconds,best_gflops,peer_gflops\n");
   for (auto& p : curve)
     std::fprintf(out, "%d,%.3f,%.2f,%.2f\n", p.trial, p.seconds, flops / p.bestSeconds * 1e-9,
