@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <random>
+#include <unordered_map>
 
 #include "engine/build.h"
+#include "engine/ir/arith.h"
+#include "engine/ir/functor.h"
 #include "engine/runtime/kernel_call.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/schedule/schedule.h"
@@ -22,9 +25,11 @@ namespace unity::tuner {
 using nlohmann::json;
 
 json MeasureSettings::toJson() const {
-  return {{"warmup", warmup},          {"repeats", repeats},        {"min_seconds", minSeconds},
-          {"max_repeats", maxRepeats}, {"flush_cache", flushCache}, {"timeout_s", timeoutSeconds},
-          {"threads", threads},        {"rtol", tolerance.rtol},    {"atol", tolerance.atol}};
+  return {{"warmup", warmup},          {"repeats", repeats},
+          {"min_seconds", minSeconds}, {"max_repeats", maxRepeats},
+          {"flush_cache", flushCache}, {"timeout_s", timeoutSeconds},
+          {"threads", threads},        {"rtol", tolerance.rtol},
+          {"atol", tolerance.atol},    {"symbolic_extent", symbolicExtent}};
 }
 
 MeasureSettings MeasureSettings::fromJson(const json& j) {
@@ -39,9 +44,13 @@ MeasureSettings MeasureSettings::fromJson(const json& j) {
     s.threads = j.value("threads", s.threads);
     s.tolerance.rtol = j.value("rtol", s.tolerance.rtol);
     s.tolerance.atol = j.value("atol", s.tolerance.atol);
+    s.symbolicExtent = j.value("symbolic_extent", s.symbolicExtent);
   } catch (const json::exception& e) {
     throw Error(std::string("measure settings: ") + e.what());
   }
+  if (s.symbolicExtent < 1)
+    throw Error("measure settings: symbolic_extent must be at least 1, got " +
+                std::to_string(s.symbolicExtent));
   return s;
 }
 
@@ -116,19 +125,14 @@ std::vector<std::string> passesAfterSchedule() {
   return out;
 }
 
-std::vector<Tensor> randomInputs(const ir::PrimFuncRef& f, uint64_t seed) {
+std::vector<Tensor> randomInputs(const ir::PrimFuncRef& f, uint64_t seed, int64_t extent) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<Tensor> out;
   size_t nIn = f->params.size() - size_t(f->numOutputs());
   for (size_t i = 0; i < nIn; ++i) {
     auto& b = f->params[i].buffer;
-    if (!b)
-      throw Error("tuner: parameter " + std::to_string(i) + " of the workload is not a buffer");
-    std::vector<int64_t> shape;
-    for (auto& d : b->shape)
-      shape.push_back(ir::asConstInt(d).value());
-    Tensor t(b->dtype, shape);
+    Tensor t(b->dtype, concreteShape(f, i, extent));
     bool isFloat = b->dtype.isFloat();
     for (int64_t k = 0; k < t.numel(); ++k)
       t.setDouble(k, isFloat ? u(rng) : 0.0);
@@ -137,15 +141,10 @@ std::vector<Tensor> randomInputs(const ir::PrimFuncRef& f, uint64_t seed) {
   return out;
 }
 
-std::vector<Tensor> outputTensors(const ir::PrimFuncRef& f) {
+std::vector<Tensor> outputTensors(const ir::PrimFuncRef& f, int64_t extent) {
   std::vector<Tensor> out;
-  for (size_t i = f->params.size() - size_t(f->numOutputs()); i < f->params.size(); ++i) {
-    auto& b = f->params[i].buffer;
-    std::vector<int64_t> shape;
-    for (auto& d : b->shape)
-      shape.push_back(ir::asConstInt(d).value());
-    out.emplace_back(b->dtype, shape);
-  }
+  for (size_t i = f->params.size() - size_t(f->numOutputs()); i < f->params.size(); ++i)
+    out.emplace_back(f->params[i].buffer->dtype, concreteShape(f, i, extent));
   return out;
 }
 
@@ -172,6 +171,34 @@ MeasureResult failure(RecordStatus st, std::string kind, std::string message) {
 
 } // namespace
 
+std::vector<int64_t> concreteShape(const ir::PrimFuncRef& f, size_t index, int64_t extent) {
+  if (index >= f->params.size())
+    throw Error("tuner: the workload has no parameter " + std::to_string(index));
+  auto& b = f->params[index].buffer;
+  if (!b)
+    throw Error("tuner: parameter " + std::to_string(index) +
+                " of the workload is a scalar, not a buffer (such workloads are not measured)");
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    const ir::PrimExpr& e = b->shape[d];
+    std::optional<int64_t> v = ir::asConstInt(e);
+    if (!v) {
+      std::unordered_map<const ir::PrimVar*, ir::PrimExpr> at;
+      ir::walkPrimExpr(e, [&](const ir::PrimExpr& x) {
+        if (auto* var = ir::as<ir::PrimVar>(x))
+          at.emplace(var, ir::intImm(extent, var->dtype));
+      });
+      v = ir::asConstInt(arith::simplify(ir::substitute(e, at)));
+    }
+    if (!v || *v < 1)
+      throw Error("tuner: dimension " + std::to_string(d) + " of parameter '" + b->name +
+                  "' of the workload is not a positive size with its shape variables at " +
+                  std::to_string(extent));
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
 std::shared_ptr<const runtime::CompiledModule>
 LocalBuilder::build(const ir::PrimFuncRef& scheduled, const std::string& target) const {
   BuildOptions o;
@@ -185,14 +212,15 @@ LocalBuilder::build(const ir::PrimFuncRef& scheduled, const std::string& target)
 }
 
 TaskReference makeReference(const ir::PrimFuncRef& workload, const std::string& target,
-                            uint64_t seed, const Builder& builder, int threads) {
+                            uint64_t seed, const Builder& builder, int threads,
+                            int64_t symbolicExtent) {
   TaskReference ref;
-  ref.inputs = randomInputs(workload, seed);
+  ref.inputs = randomInputs(workload, seed, symbolicExtent);
   auto policy = transform::schedulePolicyFor(target::Target::parse(target));
   auto scheduled = transform::scheduleWithPolicy(workload, policy).func();
   auto m = builder.build(scheduled, target);
   runtime::ThreadPool::setNumThreads(threads);
-  ref.outputs = outputTensors(workload);
+  ref.outputs = outputTensors(workload, symbolicExtent);
   callOnce(*m, scheduled, ref.inputs, ref.outputs);
   return ref;
 }
@@ -214,7 +242,7 @@ MeasureResult measureInProcess(const MeasureJob& job, const TaskReference& ref,
   }
   double buildSeconds = sw.wallSeconds();
   runtime::ThreadPool::setNumThreads(settings.threads);
-  std::vector<Tensor> outs = outputTensors(job.workload);
+  std::vector<Tensor> outs = outputTensors(job.workload, settings.symbolicExtent);
   MeasureResult r;
   r.node = hostName();
   r.buildSeconds = buildSeconds;

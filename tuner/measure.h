@@ -33,6 +33,7 @@
 #include "engine/schedule/trace.h"
 #include "engine/support/tensor.h"
 #include "tuner/database.h"
+#include "tuner/features.h"
 
 namespace unity::tuner {
 
@@ -45,6 +46,12 @@ struct MeasureSettings {
   double timeoutSeconds = 10; ///< per candidate: build, check and timing together
   int threads = 1;            ///< kernel threads (the target's cores)
   runtime::Tolerance tolerance{1e-3, 1e-3};
+  /// The size every free shape variable of a workload with symbolic extents
+  /// (a batch n, a sequence length) takes when it is measured: its inputs
+  /// and outputs are allocated at that size and the kernel is called with
+  /// it. The schedule found is applied to the symbolic function, so it runs
+  /// at every size; the size tuned at is the one it is best for.
+  int64_t symbolicExtent = kDefaultSymbolicExtent;
 
   nlohmann::json toJson() const;
   static MeasureSettings fromJson(const nlohmann::json& j);
@@ -99,9 +106,16 @@ public:
                                                        const std::string& target) const override;
 };
 
-/// Inputs from `seed` and the untuned kernel's outputs (built with builder).
+/// Inputs from `seed` and the untuned kernel's outputs (built with builder),
+/// with every free shape variable of the workload at `symbolicExtent`.
 TaskReference makeReference(const ir::PrimFuncRef& workload, const std::string& target,
-                            uint64_t seed, const Builder& builder, int threads = 1);
+                            uint64_t seed, const Builder& builder, int threads = 1,
+                            int64_t symbolicExtent = kDefaultSymbolicExtent);
+
+/// The shape of buffer parameter `index` of f with every free shape variable
+/// at `symbolicExtent`; unity::Error naming the parameter and dimension when
+/// a dimension does not reduce to a positive constant.
+std::vector<int64_t> concreteShape(const ir::PrimFuncRef& f, size_t index, int64_t symbolicExtent);
 
 /// Everything a worker does for one job, in this process: replay the trace,
 /// build, run once and compare with the reference, then time. Never throws

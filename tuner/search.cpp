@@ -91,6 +91,7 @@ void TuningRun::Impl::init(std::vector<Task> tasks, bool resuming) {
     auto policy = transform::schedulePolicyFor(target::Target::parse(st.task.target));
     TaskSearch ts(policy);
     ts.featureOptions.cores = policy.cores;
+    ts.featureOptions.symbolicExtent = opt.measure.symbolicExtent;
     ts.settings = opt.measure;
     ts.settings.threads = policy.parallelize ? std::max(1, policy.cores) : 1;
     states.push_back(std::move(st));
@@ -400,9 +401,10 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
         ts.ref = TaskReference{}; // the workers build theirs, on their nodes
       } else if (!ts.ref) {
         try {
-          ts.ref = makeReference(st.task.workload, st.task.target,
-                                 std::hash<std::string>{}(st.task.hash) ^ im.opt.seed,
-                                 im.referenceBuilder, ts.settings.threads);
+          ts.ref =
+              makeReference(st.task.workload, st.task.target,
+                            std::hash<std::string>{}(st.task.hash) ^ im.opt.seed,
+                            im.referenceBuilder, ts.settings.threads, ts.settings.symbolicExtent);
         } catch (const std::exception& e) {
           st.task.tunable = false;
           st.task.whyNotTunable = std::string("the untuned kernel does not run: ") + e.what();

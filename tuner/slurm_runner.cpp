@@ -246,7 +246,7 @@ void runWorker(const std::string& jobsPath, const std::string& outPath) {
     TaskReference ref;
     try {
       ref = makeReference(items[0].second.workload, items[0].second.target, seed, builder,
-                          settings.threads);
+                          settings.threads, settings.symbolicExtent);
     } catch (const std::exception& e) {
       for (auto& [index, job] : items) {
         MeasureResult r;

@@ -60,6 +60,13 @@ std::map<std::string, int> callCounts(const IRModule& m) {
   return calls;
 }
 
+bool hasScalarParam(const PrimFuncRef& f) {
+  for (auto& p : f->params)
+    if (p.scalar)
+      return true;
+  return false;
+}
+
 /// True when a loop extent or buffer dimension of f is not a constant.
 bool hasSymbolicExtent(const PrimFuncRef& f) {
   for (auto& p : f->params)
@@ -93,7 +100,11 @@ std::vector<std::string> passesBeforeSchedule() {
 
 } // namespace
 
-std::vector<Task> extractTasks(const IRModule& model, const BuildOptions& options) {
+std::vector<Task> extractTasks(const IRModule& model, const BuildOptions& options,
+                               int64_t symbolicExtent) {
+  if (symbolicExtent < 1)
+    throw Error("tuning task extraction: the size of symbolic extents must be at least 1, got " +
+                std::to_string(symbolicExtent));
   if (!options.passes.empty() || options.pipeline != "default")
     throw Error("tuning task extraction: only the default pipeline is supported (got '" +
                 options.pipeline + "')");
@@ -129,14 +140,16 @@ std::vector<Task> extractTasks(const IRModule& model, const BuildOptions& option
     task.target = ts;
     task.subTarget = f->attrs.getString("target");
     task.weight = calls[name];
-    if (hasSymbolicExtent(w)) {
+    task.symbolic = hasSymbolicExtent(w);
+    task.symbolicExtent = task.symbolic ? symbolicExtent : 0;
+    if (hasScalarParam(w)) {
       task.tunable = false;
-      task.whyNotTunable = "symbolic extents: no sizes to measure at";
+      task.whyNotTunable = "a scalar parameter: no value to measure with";
     } else if (!t.isHost()) {
       task.tunable = false;
       task.whyNotTunable = "target '" + ts + "' does not run on this machine";
     } else {
-      task.flops = estimateFlops(w);
+      task.flops = estimateFlops(w, symbolicExtent);
     }
     tasks.push_back(std::move(task));
   }

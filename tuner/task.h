@@ -23,6 +23,7 @@
 #include "engine/build.h"
 #include "engine/ir/module.h"
 #include "engine/ir/tir.h"
+#include "tuner/features.h"
 
 namespace unity::tuner {
 
@@ -36,10 +37,14 @@ struct Task {
   std::string hash;      ///< structuralHashHex(workload)
   std::string target;    ///< canonical target string it compiles for
   std::string subTarget; ///< sub-target name of a composite build ("" for a plain one)
-  double flops = 0;      ///< floating-point operations of one call
-  int weight = 0;        ///< calls per model run (0: called by no graph function)
-  /// False when the task cannot be measured here, with the reason:
-  /// symbolic extents (no sizes to time at), a cross target.
+  double flops = 0;      ///< floating-point operations of one call (at symbolicExtent)
+  /// The workload has free shape variables (a batch n, a sequence length):
+  /// it is measured, and its FLOPs counted, with each at symbolicExtent.
+  bool symbolic = false;
+  int64_t symbolicExtent = 0; ///< that size (0 for a static workload)
+  int weight = 0;             ///< calls per model run (0: called by no graph function)
+  /// False when the task cannot be measured here, with the reason: a
+  /// cross target, a scalar parameter.
   bool tunable = true;
   std::string whyNotTunable;
 };
@@ -56,7 +61,10 @@ ir::PrimFuncRef parseWorkload(const std::string& text);
 
 /// The tasks of `model` built with `options` (target, assignments, config,
 /// disabled passes; its pipeline must be "default"), in the order of their
-/// first function in the lowered module.
-std::vector<Task> extractTasks(const ir::IRModule& model, const BuildOptions& options);
+/// first function in the lowered module. Workloads with symbolic extents
+/// are tasks like the others, measured with every free shape variable at
+/// `symbolicExtent` (the value MeasureSettings::symbolicExtent must carry).
+std::vector<Task> extractTasks(const ir::IRModule& model, const BuildOptions& options,
+                               int64_t symbolicExtent = kDefaultSymbolicExtent);
 
 } // namespace unity::tuner

@@ -68,6 +68,7 @@ struct TuneArgs {
   uint64_t seed = 1;
   int batch = 8;
   std::vector<std::string> dims;
+  int64_t symbolicSize = unity::tuner::kDefaultSymbolicExtent;
   bool flushCache = false;
   bool quiet = false;
   // Where candidates are measured; empty / 0: the stored run's (on
@@ -139,8 +140,15 @@ std::string table(const std::vector<unity::tuner::TaskState>& tasks) {
   std::string out =
       fmt::format("{:<28} {:>10} {:>6} {:>9} {:>11} {:>11} {:>7} {:>6} {:>6}\n", "task", "FLOPs",
                   "weight", "GFLOP/s", "latency", "default", "speedup", "trials", "errors");
+  int64_t symbolicAt = 0;
   for (auto& st : tasks) {
-    std::string name = st.task.name.size() > 28 ? st.task.name.substr(0, 25) + "..." : st.task.name;
+    std::string name = st.task.name;
+    if (st.task.symbolic) { // a mark the note below the table explains
+      name += "*";
+      symbolicAt = st.task.symbolicExtent;
+    }
+    if (name.size() > 28)
+      name = name.substr(0, 24) + "..." + (st.task.symbolic ? "*" : "");
     if (!st.task.tunable) {
       out += fmt::format("{:<28} {:>10} {:>6}   not tuned: {}\n", name, flops(st.task.flops),
                          st.task.weight, st.task.whyNotTunable);
@@ -153,6 +161,10 @@ std::string table(const std::vector<unity::tuner::TaskState>& tasks) {
                        flops(st.task.flops), st.task.weight, st.gflops(), seconds(st.bestSeconds),
                        seconds(st.defaultSeconds), speedup, st.trials, st.errors);
   }
+  if (symbolicAt > 0)
+    out += fmt::format("* symbolic extents: measured (and FLOPs counted) with every free shape "
+                       "variable at {} (--symbolic-size)\n",
+                       symbolicAt);
   return out;
 }
 
@@ -169,6 +181,12 @@ std::string effectiveTarget(const std::string& text, int threads) {
   return parsed.str();
 }
 
+/// The size symbolic extents are measured at; runs stored before there was
+/// a choice have no "symbolic_size" (they had no symbolic task).
+int64_t symbolicSizeOf(const json& config) {
+  return config.value("symbolic_size", unity::tuner::kDefaultSymbolicExtent);
+}
+
 std::vector<unity::tuner::Task> tasksOf(const json& config) {
   unity::BuildOptions o;
   o.target = config.at("target").get<std::string>();
@@ -177,7 +195,7 @@ std::vector<unity::tuner::Task> tasksOf(const json& config) {
   for (auto& [name, value] : dims.items())
     io.dimValues[name] = value.get<int64_t>();
   auto model = unity::frontend::loadModel(config.at("model").get<std::string>(), io);
-  auto tasks = unity::tuner::extractTasks(model, o);
+  auto tasks = unity::tuner::extractTasks(model, o, symbolicSizeOf(config));
   auto only = config.value("tasks", std::vector<std::string>{});
   if (only.empty())
     return tasks;
@@ -302,7 +320,8 @@ json taskInfo(const std::vector<unity::tuner::Task>& tasks) {
                    {"weight", t.weight},
                    {"functions", t.functions},
                    {"tunable", t.tunable},
-                   {"why_not_tunable", t.whyNotTunable}});
+                   {"why_not_tunable", t.whyNotTunable},
+                   {"symbolic_extent", t.symbolicExtent}});
   return out;
 }
 
@@ -344,6 +363,7 @@ int runTune(const TuneArgs& a) {
               {"batch", a.batch},
               {"time_budget_s", a.timeBudget},
               {"dims", json::object()},
+              {"symbolic_size", a.symbolicSize},
               {"flush_cache", a.flushCache},
               {"runner", "local"}};
     for (auto& d : a.dims) {
@@ -371,6 +391,7 @@ int runTune(const TuneArgs& a) {
   opt.timeBudgetSeconds = a.resume > 0 ? a.timeBudget : config.value("time_budget_s", 0.0);
   opt.measure.timeoutSeconds = config.value("timeout_s", 10.0);
   opt.measure.flushCache = config.value("flush_cache", false);
+  opt.measure.symbolicExtent = symbolicSizeOf(config);
   opt.process = unity::tuner::thisProcess();
   std::unique_ptr<unity::tuner::TuningRun> run =
       a.resume > 0
@@ -460,8 +481,11 @@ void addTuneCommands(CLI::App& app, CommandList& out) {
   t->add_option("--batch", a->batch, "Candidates per round of one task (default 8)")
       ->check(CLI::Range(1, 1024));
   t->add_option("--dim", a->dims,
-                "NAME=VALUE: import the ONNX symbolic dimension NAME as a constant (tasks with "
-                "symbolic extents cannot be timed); repeatable");
+                "NAME=VALUE: import the ONNX symbolic dimension NAME as a constant; repeatable");
+  t->add_option("--symbolic-size", a->symbolicSize,
+                "Size every free shape variable (batch, sequence length) of a symbolic task "
+                "takes when it is measured; the schedule found serves every size (default 128)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 30));
   t->add_flag("--flush-cache", a->flushCache,
               "Evict the caches before every timed call (inputs start in memory)");
   t->add_flag("--quiet", a->quiet, "No progress table, only the summary");

@@ -65,3 +65,21 @@ add_cli_check(cli_tune_dim_fixes_a_symbolic_batch EXIT 0
 add_cli_check(cli_tune_dim_needs_name_and_value EXIT 1
   ARGS tune "${TUNE_DYNAMIC}" --dim N --db "${TUNE_DIR}_dim_bad.db"
   TEXT "--dim expects NAME=VALUE, got 'N'")
+
+# Without --dim, a symbolic batch is measured at --symbolic-size: the bundled
+# example's two kernels are tuned with n = 32, and a build with the database
+# applies the tuned schedule to the symbolic kernel (its trace in the dump).
+set(TUNE_SYMBOLIC "${PROJECT_SOURCE_DIR}/resources/examples/mlp.uir")
+add_cli_check(cli_tune_symbolic_batch_at_a_size EXIT 0
+  CLEAN "${TUNE_DIR}_sym"
+  ARGS tune "${TUNE_SYMBOLIC}" --symbolic-size 32 --db "${TUNE_DIR}_sym/t.db" --trials 4
+       --threads 1 --quiet
+  TEXT "run 1 finished: 4 trials recorded" "fused_matmul_add_relu*"
+       "with every free shape variable at 32" "2 of 2 tunable tasks whose default was measured")
+add_cli_check(cli_build_symbolic_with_tuning_db EXIT 0
+  CLEAN "${TUNE_DIR}_sym/passes"
+  ARGS build "${TUNE_SYMBOLIC}" --target "llvm -num-cores=1" --db "${TUNE_DIR}_sym/t.db"
+       --dump-passes "${TUNE_DIR}_sym/passes"
+  FILE_TEXT "${TUNE_DIR}_sym/passes/014_ApplyTuningDatabase.txt=tuning_trace")
+set_tests_properties(cli_tune_symbolic_batch_at_a_size PROPERTIES FIXTURES_SETUP symbolic_db)
+set_tests_properties(cli_build_symbolic_with_tuning_db PROPERTIES FIXTURES_REQUIRED symbolic_db)
