@@ -39,8 +39,11 @@ size_t countBindings(const unity::ir::Expr& e) {
   return n;
 }
 
+/// Text IR or ONNX (frontend::loadModel decides from the bytes), normalized.
+/// An ONNX node the importer cannot convert is an error here: check says
+/// whether the model can be built.
 unity::ir::IRModule loadNormalized(const std::string& path) {
-  return unity::transform::normalize(unity::text::parseFile(path));
+  return unity::transform::normalize(unity::frontend::loadModel(path));
 }
 
 int runPrint(const std::string& path) {
@@ -92,8 +95,9 @@ void addModuleCommands(CLI::App& app, CommandList& out) {
 
   auto checkFile = std::make_shared<std::string>();
   CLI::App* check =
-      app.add_subcommand("check", "Parse and normalize a .uir module and check it is well formed");
-  check->add_option("FILE", *checkFile, "module in the text format (.uir)")->required();
+      app.add_subcommand("check", "Read a model (.uir or .onnx), normalize it and check it is well "
+                                  "formed");
+  check->add_option("FILE", *checkFile, "text IR (.uir) or ONNX model (.onnx)")->required();
   out.push_back({check, [checkFile] { return runCheck(*checkFile); }});
 }
 

@@ -1,4 +1,4 @@
-# lowerscope-cli print / check on the text format (included from
+# lowerscope-cli print / check on the text format and ONNX (included from
 # tests/app/CMakeLists.txt): every example prints and checks; a broken file
 # fails with exit code 1 and a file:line:col location.
 file(GLOB TEXT_EXAMPLES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/resources/examples/*.uir")
@@ -27,4 +27,9 @@ add_cli_check(cli_print_broken
 add_cli_check(cli_check_missing_file
   EXIT 1
   ARGS check "${CMAKE_CURRENT_BINARY_DIR}/missing.uir"
-  TEXT "missing.uir: error: cannot open file")
+  TEXT "missing.uir: no such file")
+
+# check reads ONNX as well as text IR (frontend::loadModel).
+add_cli_check(cli_check_onnx_model EXIT 0
+  ARGS check "${PROJECT_SOURCE_DIR}/tests/onnx/models/classifier_flatten/model.onnx"
+  TEXT "model.onnx: ok (")
