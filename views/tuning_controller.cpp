@@ -57,6 +57,10 @@ QStringList TuningLaunch::arguments(QString* error) const {
   a << QStringLiteral("--timeout") << QString::number(timeoutSeconds);
   if (batch > 0)
     a << QStringLiteral("--batch") << QString::number(batch);
+  if (symbolicSize < 0)
+    return fail(QStringLiteral("the size of symbolic extents must be positive"));
+  if (symbolicSize > 0)
+    a << QStringLiteral("--symbolic-size") << QString::number(symbolicSize);
   if (slurm) {
     a << QStringLiteral("--runner") << QStringLiteral("slurm");
     for (const QString& p : runner.partitions)

@@ -63,6 +63,9 @@ struct TuningLaunch {
   int threads = 0;              ///< kernel threads (sets -num-cores); 0: the target's
   double timeoutSeconds = 10;
   int batch = 0; ///< candidates per round; 0: tune's default
+  /// Size of every free shape variable when a symbolic task is measured
+  /// (`--symbolic-size`); 0: tune's default (128).
+  qint64 symbolicSize = 0;
   TuningRunnerChoice runner;
 
   /// The `tune` arguments (after the program name); empty with `error` set

@@ -55,6 +55,7 @@ std::vector<TuningTaskChoice> readTuningTaskChoices(const unity::ir::IRModule& m
     c.weight = t.weight;
     c.tunable = t.tunable;
     c.whyNotTunable = QString::fromStdString(t.whyNotTunable);
+    c.symbolic = t.symbolic;
     if (db) {
       auto best = db->bestByHash(t.hash, t.target, 1);
       if (!best.empty() && best.front().meanS)
@@ -149,6 +150,15 @@ TuningLaunchDialog::TuningLaunchDialog(QWidget* parent) : QDialog(parent) {
   timeout_->setSuffix(tr(" s"));
   timeout_->setToolTip(tr("Seconds per candidate before it is killed"));
   form->addRow(tr("Timeout per candidate:"), timeout_);
+  symbolicSize_ = new QSpinBox(budget);
+  symbolicSize_->setObjectName(QStringLiteral("tuningSymbolicSize"));
+  symbolicSize_->setRange(1, 1 << 20);
+  symbolicSize_->setValue(int(unity::tuner::kDefaultSymbolicExtent));
+  symbolicSize_->setEnabled(false); // until a listed task has symbolic extents
+  symbolicSize_->setToolTip(
+      tr("Tasks with a symbolic batch or sequence length are measured with it at this size; "
+         "the schedule found serves every size"));
+  form->addRow(tr("Size of symbolic extents:"), symbolicSize_);
   layout->addWidget(budget);
 
   // Where candidates are measured: its own box, so a cluster runner adds a
@@ -243,6 +253,7 @@ void TuningLaunchDialog::setTasks(const std::vector<TuningTaskChoice>& tasks) {
   table_->setRowCount(int(tasks.size()));
   std::set<QString> subs;
   int tunable = 0;
+  bool symbolic = false;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TuningTaskChoice& t = tasks[i];
     const int r = int(i);
@@ -276,7 +287,9 @@ void TuningLaunchDialog::setTasks(const std::vector<TuningTaskChoice>& tasks) {
     if (!t.subTarget.isEmpty())
       subs.insert(t.subTarget);
     tunable += t.tunable;
+    symbolic = symbolic || (t.tunable && t.symbolic);
   }
+  symbolicSize_->setEnabled(symbolic);
   subTarget_->clear();
   subTarget_->addItem(tr("all"), QString());
   for (const QString& s : subs)
@@ -314,6 +327,7 @@ void TuningLaunchDialog::setTrials(int n) { trials_->setValue(n); }
 void TuningLaunchDialog::setTimeBudget(double s) { budget_->setValue(s); }
 void TuningLaunchDialog::setThreads(int n) { threads_->setValue(n); }
 void TuningLaunchDialog::setTimeout(double s) { timeout_->setValue(s); }
+void TuningLaunchDialog::setSymbolicSize(int n) { symbolicSize_->setValue(n); }
 void TuningLaunchDialog::setRunner(const QString& id, const QString& partitions) {
   int i = runner_->findData(id);
   if (i >= 0)
@@ -341,6 +355,8 @@ TuningLaunch TuningLaunchDialog::launch() const {
   l.timeBudgetSeconds = budget_->value();
   l.threads = threads_->isEnabled() ? threads_->value() : 0;
   l.timeoutSeconds = timeout_->value();
+  if (symbolicSize_->isEnabled())
+    l.symbolicSize = symbolicSize_->value();
   l.runner.id = runner_->currentData().toString();
   if (l.runner.id == QLatin1String("slurm")) {
     for (const QString& p : partitions_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))

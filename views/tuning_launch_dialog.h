@@ -40,6 +40,7 @@ struct TuningTaskChoice {
   int weight = 0;
   bool tunable = true;
   QString whyNotTunable;
+  bool symbolic = false;     ///< symbolic extents: measured at the dialog's size
   double currentSeconds = 0; ///< best ok latency in the database (0: none)
 };
 
@@ -72,6 +73,9 @@ public:
   void setTimeBudget(double seconds);
   void setThreads(int n);
   void setTimeout(double seconds);
+  /// The size symbolic extents are measured at (enabled while a listed
+  /// task has them).
+  void setSymbolicSize(int n);
   /// Picks the runner ("local" or "slurm"; the Slurm one only when this
   /// machine has sbatch) and, for Slurm, its partitions ("P" or "SUB=P",
   /// comma-separated as typed).
@@ -104,6 +108,7 @@ private:
   QDoubleSpinBox* budget_ = nullptr;
   QSpinBox* threads_ = nullptr;
   QDoubleSpinBox* timeout_ = nullptr;
+  QSpinBox* symbolicSize_ = nullptr;
   QComboBox* runner_ = nullptr;
   QLineEdit* partitions_ = nullptr;
   QSpinBox* maxJobs_ = nullptr;

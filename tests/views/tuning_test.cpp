@@ -17,6 +17,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -260,10 +261,47 @@ TEST(TuningLaunch, ArgumentsCarryEverySetting) {
   EXPECT_TRUE(l.arguments(&error).isEmpty());
   EXPECT_TRUE(error.contains("unknown runner 'ssh'")) << error.toStdString();
   l.runner = TuningRunnerChoice{};
-  EXPECT_FALSE(l.arguments().contains("--runner")); // local: tune's default
+  EXPECT_FALSE(l.arguments().contains("--runner"));        // local: tune's default
+  EXPECT_FALSE(l.arguments().contains("--symbolic-size")); // 0: tune's default
+  l.symbolicSize = 48;
+  QStringList sized = l.arguments();
+  ASSERT_TRUE(sized.contains("--symbolic-size"));
+  EXPECT_EQ(sized.at(sized.indexOf("--symbolic-size") + 1), "48");
+  l.symbolicSize = -1;
+  EXPECT_TRUE(l.arguments(&error).isEmpty());
+  EXPECT_TRUE(error.contains("symbolic")) << error.toStdString();
+  l.symbolicSize = 0;
   l.model.clear();
   EXPECT_TRUE(l.arguments(&error).isEmpty());
   EXPECT_TRUE(error.contains("model")) << error.toStdString();
+}
+
+TEST(TuningLaunch, DialogAsksForTheSymbolicSizeOnlyWhenATaskHasSymbolicExtents) {
+  TuningLaunchDialog dialog;
+  dialog.setModel("/m.uir", "llvm");
+  dialog.setDatabase("/d.db");
+  TuningTaskChoice fixed;
+  fixed.name = "matmul";
+  fixed.functions = {"matmul"};
+  fixed.weight = 1;
+  dialog.setTasks({fixed});
+  auto* size = dialog.findChild<QSpinBox*>("tuningSymbolicSize");
+  ASSERT_NE(size, nullptr);
+  EXPECT_FALSE(size->isEnabled());
+  EXPECT_EQ(dialog.launch().symbolicSize, 0);
+  TuningTaskChoice batch = fixed;
+  batch.name = "fused_matmul_add_relu";
+  batch.functions = {"fused_matmul_add_relu"};
+  batch.symbolic = true;
+  dialog.setTasks({fixed, batch});
+  EXPECT_TRUE(size->isEnabled());
+  EXPECT_EQ(size->value(), 128); // tune's default, shown
+  dialog.setSymbolicSize(40);
+  TuningLaunch l = dialog.launch();
+  EXPECT_EQ(l.symbolicSize, 40);
+  QStringList args = l.arguments();
+  ASSERT_TRUE(args.contains("--symbolic-size"));
+  EXPECT_EQ(args.at(args.indexOf("--symbolic-size") + 1), "40");
 }
 
 TEST(TuningLaunch, RunnerConfigurationReadsAsText) {
