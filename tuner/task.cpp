@@ -70,9 +70,7 @@ bool hasScalarParam(const PrimFuncRef& f) {
 /// True when a loop extent or buffer dimension of f is not a constant.
 bool hasSymbolicExtent(const PrimFuncRef& f) {
   for (auto& p : f->params)
-    if (p.scalar)
-      return true;
-    else
+    if (p.buffer)
       for (auto& d : p.buffer->shape)
         if (!asConstInt(d))
           return true;

@@ -5,11 +5,10 @@
 // then computes the untuned build's values at other sizes too.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "engine/build.h"
 #include "engine/runtime/compare.h"
 #include "engine/support/error.h"
+#include "tests/engine/te/te_test_util.h"
 #include "tests/tuner/tuner_test_util.h"
 #include "tuner/apply_database.h"
 #include "tuner/features.h"
@@ -20,6 +19,7 @@
 using namespace unity;
 using namespace unity::tuner;
 using namespace unity::tuner::testing;
+using unity::te::testing::randomTensor;
 
 namespace {
 
@@ -42,14 +42,6 @@ std::vector<Task> tasksAt(int64_t size) {
   BuildOptions o;
   o.target = kTarget;
   return extractTasks(symbolicModel(), o, size);
-}
-
-Tensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
-  Tensor t(DataType::Float32(), std::move(shape));
-  std::mt19937 rng(seed);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.setDouble(i, std::uniform_real_distribution<double>(-1, 1)(rng));
-  return t;
 }
 
 class SymbolicTuneTest : public TempDirTest {
@@ -142,7 +134,7 @@ TEST_F(SymbolicTuneTest, RunMeasuresAtTheSizeAndTheBuildAppliesItsBestRecordAtAn
   plain.target = kTarget;
   auto untuned = build(symbolicModel(), plain);
   for (int64_t n : {1, 37, 64, 130}) {
-    std::vector<Tensor> in{randomTensor({n, 64}, unsigned(n)), randomTensor({64, 32}, 99)};
+    std::vector<Tensor> in{randomTensor({n, 64}, uint32_t(n)), randomTensor({64, 32}, 99)};
     auto got = withDb.executable->runTensors(in), want = untuned.executable->runTensors(in);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{n, 32}));
