@@ -72,7 +72,7 @@ add_cli_check(cli_tune_dim_needs_name_and_value EXIT 1
 set(TUNE_SYMBOLIC "${PROJECT_SOURCE_DIR}/resources/examples/mlp.uir")
 add_cli_check(cli_tune_symbolic_batch_at_a_size EXIT 0
   CLEAN "${TUNE_DIR}_sym"
-  ARGS tune "${TUNE_SYMBOLIC}" --symbolic-size 32 --db "${TUNE_DIR}_sym/t.db" --trials 4
+  ARGS tune "${TUNE_SYMBOLIC}" --symbolic-size 32 --db "${TUNE_DIR}_sym/t.db" --trials 4 --timeout 120
        --threads 1 --quiet
   TEXT "run 1 finished: 4 trials recorded" "fused_matmul_add_relu*"
        "with every free shape variable at 32" "2 of 2 tunable tasks whose default was measured")

@@ -103,6 +103,7 @@ TEST_F(SymbolicTuneTest, RunMeasuresAtTheSizeAndTheBuildAppliesItsBestRecordAtAn
   o.population = 24;
   o.measure.minSeconds = 0.005;
   o.measure.symbolicExtent = 64;
+  o.measure.timeoutSeconds = 120; // a build under the sanitizers on a busy machine is slow
   LocalRunner runner;
   TuningRun run(db, tasksAt(64), o, runner, {{"test", "symbolic"}});
   run.run();
