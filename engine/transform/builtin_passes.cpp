@@ -91,6 +91,9 @@ void registerBuiltinPasses() {
   registerTargetPasses();
   registerPass({"Simplify", PassLevel::Tensor, "simplify index arithmetic, drop unit loops",
                 [] { return tensorPass("Simplify", 1, simplifyPrimFunc); }});
+  registerPass({"SkipPaddingTaps", PassLevel::Tensor,
+                "drop the multiply-adds of convolution taps that read the zero padding",
+                [] { return tensorPass("SkipPaddingTaps", 1, skipPaddingTaps); }});
   registerPass({"PartitionLoops", PassLevel::Tensor,
                 "cut vectorized loops over padded reads into borders and a test-free interior",
                 [] { return tensorPass("PartitionLoops", 1, partitionLoops); }});
@@ -137,6 +140,7 @@ void registerBuiltinPasses() {
                      "LowerBlocks",
                      "InjectPrefetch",
                      "Simplify",
+                     "SkipPaddingTaps",
                      "PartitionLoops",
                      "StorageRewrite",
                      "PromoteAccumulators",

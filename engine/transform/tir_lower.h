@@ -43,6 +43,13 @@ arith::Analyzer shapeAnalyzer(const ir::PrimFunc& f);
 /// Returns `f` itself when nothing simplifies.
 ir::PrimFuncRef simplifyIndexMath(const ir::PrimFuncRef& f);
 
+/// SkipPaddingTaps (see skip_padding_taps.cpp): the iterations of a loop
+/// whose only statement accumulates a product with a zero-padded temporary
+/// are dropped where the value read lies in the padding (a convolution's
+/// border taps); an enclosing serial loop is cut into segments so that the
+/// narrowed bounds are constants. Returns `f` itself when no loop qualifies.
+ir::PrimFuncRef skipPaddingTaps(const ir::PrimFuncRef& f);
+
 /// PartitionLoops (see partition_loops.cpp): a vectorized loop whose Select
 /// conditions bound its variable (a padded read) is cut into serial border
 /// loops and a vectorized interior where the test holds, then simplified
