@@ -273,7 +273,7 @@ int64_t floorDiv(int64_t a, int64_t b) { // b > 0
 /// One rewrite the pass can make.
 struct Step {
   enum Kind { None, Narrow, Cut, Peel } kind = None;
-  const For* loop = nullptr; // L (Narrow, Cut) or the loop to peel
+  const For* loop = nullptr;  // L (Narrow, Cut) or the loop to peel
   const For* outer = nullptr; // o (Cut)
   struct Segment {
     int64_t from, to, lo, hi; // o in [from, to): L in [lo, hi)

@@ -580,9 +580,10 @@ def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
 TEST(TirPasses, DefaultPipelineRecordsEachTensorPassBeforeLowerToExecutor) {
   auto* p = transform::findPipeline("default");
   ASSERT_NE(p, nullptr);
-  const std::vector<std::string> tail = {"SkipPaddingTaps", "PartitionLoops", "StorageRewrite",  "PromoteAccumulators",
-                                         "FlattenBuffers", "LowerIntrinsics", "UnrollLoops",
-                                         "VectorizeLoops", "MakePackedAPI",   "LowerToExecutor"};
+  const std::vector<std::string> tail = {"SkipPaddingTaps",     "PartitionLoops", "StorageRewrite",
+                                         "PromoteAccumulators", "FlattenBuffers", "LowerIntrinsics",
+                                         "UnrollLoops",         "VectorizeLoops", "MakePackedAPI",
+                                         "LowerToExecutor"};
   ASSERT_GE(p->passes.size(), tail.size());
   EXPECT_EQ(std::vector<std::string>(p->passes.end() - long(tail.size()), p->passes.end()), tail);
   for (auto& name : tail)
