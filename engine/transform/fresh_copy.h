@@ -72,4 +72,30 @@ private:
   std::unordered_map<const Buffer*, BufferRef> buffers_;
 };
 
+/// Splices every SeqStmt nested directly in another into it: a pass that
+/// replaces a loop by a sequence of loops (PartitionLoops, SkipPaddingTaps),
+/// or a simplification that drops a unit loop around a sequence, would
+/// otherwise leave a nesting the parser never produces, and the printed
+/// function would not read back as the same structure.
+inline PrimFuncRef spliceNestedSeqs(const PrimFuncRef& f) {
+  struct Splicer : StmtMutator {
+    Stmt visitSeqStmt(const SeqStmt* op, const Stmt& self) override {
+      std::vector<Stmt> seq;
+      bool changed = false;
+      for (auto& s : op->seq) {
+        Stmt m = mutate(s);
+        changed = changed || !sameNode(m, s);
+        if (auto* inner = as<SeqStmt>(m)) {
+          seq.insert(seq.end(), inner->seq.begin(), inner->seq.end());
+          changed = true;
+        } else {
+          seq.push_back(m);
+        }
+      }
+      return changed ? seqStmt(std::move(seq)) : self;
+    }
+  } s;
+  return mutatePrimFunc(s, f);
+}
+
 } // namespace unity::transform

@@ -11,8 +11,9 @@
 // Algorithm. Walking the lowered function with every enclosing loop's range
 // bound in an analyzer, for each `vectorized` loop x with constant min and
 // extent whose body holds a Select: every conjunct of each Select condition
-// that involves x must be a linear comparison c*x + r OP 0 (c = +-1, r free
-// of x);
+// that involves x must be a linear comparison c*x + r OP 0 (c = +-1 or +-2,
+// r free of x; the loops inside x, a convolution's taps, range over their
+// whole extent);
 // each gives the x-interval where it holds for every value r can take (the
 // outer loops' ranges), [lo, hi) is their intersection. When it leaves at
 // least one border iteration and at least two interior ones, the loop
@@ -115,11 +116,13 @@ bool narrow(const PrimExpr& cmp, const Ref<PrimVar>& x, arith::Analyzer& an, Int
     return false;
   }
   auto c = linearCoef(d, x.get());
-  // Unit steps only: a stride-2 phase copy reads every other element, a
-  // gather inside the interior as well, so the cut adds loops and removes
-  // nothing (slower on the stride-2 depthwise layer: docs/benchmarks.md,
-  // "Known slow spots and why").
-  if (!c || (*c != 1 && *c != -1))
+  // Unit and stride-2 steps. In the interior a stride-2 read (the 3x3/2
+  // depthwise convolution reading its image directly, a tap at x * 2 + kx)
+  // is affine, and LLVM's loop vectorizer loads it as whole vectors it
+  // deinterleaves; clamped, it was a gather per vector (MobileNetV2's
+  // 96x112x112 depthwise layer: 17 -> 25-35 GFLOP/s, docs/benchmarks.md,
+  // session 17). Larger steps are left alone.
+  if (!c || (*c != 1 && *c != -1 && *c != 2 && *c != -2))
     return false;
   // d = c*x + r: the smallest r is the worst case.
   PrimExpr r = arith::simplify(d - makeConst(d->dtype, double(*c)) * PrimExpr(x));
@@ -196,7 +199,18 @@ protected:
     Interval whole{*mn, *mn + *ext};
     if (mn && ext)
       an_.bind(f->var, Range{f->min, f->extent});
+    // The loops inside (a depthwise convolution's unrolled taps) range over
+    // their whole extent in every iteration of x.
+    std::vector<Ref<PrimVar>> inner;
+    walkStmt(f->body, [&](const Stmt& st) {
+      if (auto* l = as<For>(st); l && asConstInt(l->min) && asConstInt(l->extent)) {
+        an_.bind(l->var, Range{l->min, l->extent});
+        inner.push_back(l->var);
+      }
+    });
     auto iv = interior(f->body, f->var, whole, an_);
+    for (auto& v : inner)
+      an_.unbind(v);
     an_.unbind(f->var);
     if (!iv)
       return s;
@@ -239,7 +253,7 @@ PrimFuncRef partitionLoops(const PrimFuncRef& f) {
   if (!p.changed)
     return f;
   // Fold the interior's bounds tests and clamps (loop ranges bound).
-  return simplifyIndexMath(g);
+  return spliceNestedSeqs(simplifyIndexMath(g));
 }
 
 } // namespace unity::transform

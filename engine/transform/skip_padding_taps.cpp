@@ -538,21 +538,6 @@ protected:
     }
     return StmtMutator::visitFor(op, self);
   }
-  // A cut or peeled loop becomes a sequence: spliced into the enclosing
-  // one, as the parser would read the printed function.
-  Stmt visitSeqStmt(const SeqStmt* op, const Stmt& self) override {
-    std::vector<Stmt> seq;
-    bool changed = false;
-    for (auto& s : op->seq) {
-      Stmt m = mutate(s);
-      changed = changed || !sameNode(m, s);
-      if (auto* inner = as<SeqStmt>(m); inner && !sameNode(m, s))
-        seq.insert(seq.end(), inner->seq.begin(), inner->seq.end());
-      else
-        seq.push_back(m);
-    }
-    return changed ? seqStmt(std::move(seq)) : self;
-  }
   Stmt visitBlock(const Block* op, const Stmt&) override {
     throw Error("SkipPaddingTaps: block '" + op->name +
                 "' must be lowered first (run LowerBlocks before SkipPaddingTaps)");
@@ -581,7 +566,7 @@ PrimFuncRef skipPaddingTaps(const PrimFuncRef& f) {
     PrimFuncRef next = mutatePrimFunc(apply, g);
     if (next.get() == g.get())
       break;
-    g = simplifyIndexMath(next);
+    g = spliceNestedSeqs(simplifyIndexMath(next));
   }
   return g;
 }

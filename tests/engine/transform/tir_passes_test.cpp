@@ -427,13 +427,13 @@ def f(A: T.Buffer((6, 10), "float32"), B: T.Buffer((8, 12), "float32")):
 }
 
 TEST(PartitionLoops, LoopsItCannotReadOrThatNeedNoCutStayAsTheyAre) {
-  // A stride-2 column test (coefficient 2), a test through floormod, and a
+  // A stride-3 column test (coefficient 3), a test through floormod, and a
   // Select whose test does not bound the loop: nothing to cut.
   for (const char* text : {R"(
 @T.prim_func
-def f(A: T.Buffer((20,), "float32"), B: T.Buffer((12,), "float32")):
+def f(A: T.Buffer((30,), "float32"), B: T.Buffer((12,), "float32")):
     for j in T.vectorized(12):
-        B[j] = T.Select(j * 2 - 1 >= 0 and j * 2 - 1 < 20, A[T.max(T.min(j * 2 - 1, 19), 0)], T.float32(0.0))
+        B[j] = T.Select(j * 3 - 1 >= 0 and j * 3 - 1 < 30, A[T.max(T.min(j * 3 - 1, 29), 0)], T.float32(0.0))
 )",
                            R"(
 @T.prim_func
@@ -450,6 +450,32 @@ def f(A: T.Buffer((12,), "float32"), B: T.Buffer((12,), "float32")):
     auto f = parseFunc(text);
     EXPECT_EQ(transform::partitionLoops(f).get(), f.get()) << text;
   }
+}
+
+TEST(PartitionLoops, StridedTapsInsideTheLoopAreCut) {
+  // A 3x3/2 depthwise row reading its image directly: the column tests
+  // j * 2 + kx - 1 hold for every tap from j = 1 on (kx ranges over the
+  // inner tap loop), so the interior is [1, 6) with no clamp of j left.
+  auto f = parseFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((12,), "float32"), W: T.Buffer((3,), "float32"), B: T.Buffer((6,), "float32")):
+    for j in T.vectorized(6):
+        B[j] = T.float32(0.0)
+        for kx in T.unroll(3):
+            B[j] = B[j] + T.Select(j * 2 + kx - 1 >= 0 and j * 2 + kx - 1 < 12, A[T.max(T.min(j * 2 + kx - 1, 11), 0)], T.float32(0.0)) * W[kx]
+)");
+  auto g = transform::partitionLoops(f);
+  ASSERT_NE(g.get(), f.get());
+  expectWellFormedAndRoundTrips(g);
+  expectSameResults(f, g, {{12}, {3}, {6}});
+  const For* interior = nullptr;
+  for (const For* l : loops(g))
+    if (l->forKind == ForKind::Vectorized)
+      interior = l;
+  ASSERT_NE(interior, nullptr);
+  EXPECT_EQ(asConstInt(interior->min).value_or(-1), 1);
+  EXPECT_EQ(asConstInt(interior->extent).value_or(-1), 5);
+  EXPECT_FALSE(clampsOrTests(interior->body, interior->var.get()));
 }
 
 // --------------------------------------------------------------- UnrollLoops
