@@ -116,10 +116,17 @@ std::unordered_map<const Buffer*, ZeroPadded> zeroPaddedBuffers(const PrimFunc& 
     std::unordered_map<const Buffer*, int> stores;
     std::unordered_map<const Buffer*, ZeroPadded> found;
     std::vector<const For*> loops;
+    int conditional = 0; // enclosing IfThenElse statements
     using StmtVisitor::visit;
     void visit(const Stmt& s) override {
       if (auto* a = as<Allocate>(s))
         allocated.insert(a->buffer.get());
+      if (isa<IfThenElse>(s)) {
+        ++conditional;
+        StmtVisitor::visit(s);
+        --conditional;
+        return;
+      }
       if (auto* l = as<For>(s)) {
         loops.push_back(l);
         StmtVisitor::visit(s);
@@ -136,7 +143,8 @@ std::unordered_map<const Buffer*, ZeroPadded> zeroPaddedBuffers(const PrimFunc& 
     std::optional<ZeroPadded> candidate(const BufferStore* st) {
       auto* sel = as<Select>(st->value);
       const Buffer& b = *st->buffer;
-      if (!sel || !isZeroFloat(sel->f) || !b.dtype.isFloat() ||
+      // Under an if, the nest may not write all of P.
+      if (!sel || conditional || !isZeroFloat(sel->f) || !b.dtype.isFloat() ||
           st->indices.size() != b.shape.size())
         return std::nullopt;
       ZeroPadded z{sel->cond, {}};
@@ -558,7 +566,11 @@ PrimFuncRef skipPaddingTaps(const PrimFuncRef& f) {
     if (zp.empty())
       break;
     Finder find(zp);
-    find.visit(g->body);
+    try {
+      find.visit(g->body);
+    } catch (const Error&) {
+      break; // an index the evaluator cannot compute: leave the rest as it is
+    }
     const Step& s = find.narrow.kind != Step::None ? find.narrow : find.peel;
     if (s.kind == Step::None)
       break;

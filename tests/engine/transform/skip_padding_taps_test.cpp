@@ -188,6 +188,9 @@ TEST(SkipPaddingTaps, LeavesWhatItMayNotDropAsItIs) {
   unchanged(edit(conv, "C[y, x] = C[y, x] + P[y + ky, x + kx] * W[ky, kx]",
                  "C[y, x] = P[y + ky, x + kx] * W[ky, kx]"),
             "not an accumulation");
+  unchanged(edit(conv, "                P[i, j] = T.Select(",
+                 "                if i < 9:\n                    P[i, j] = T.Select("),
+            "P is written under an if");
   // A 56-wide image in tiles of 8 columns: its borders are 2.4 % of the
   // row taps and 2.4 % of the column taps, under the share that pays for
   // the extra copies of the loop body.
