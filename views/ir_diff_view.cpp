@@ -1,5 +1,7 @@
 #include "views/ir_diff_view.h"
 
+#include <cstdio>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -79,11 +81,11 @@ std::string printPart(const unity::ir::IRModule& m, const std::string& function)
   if (!m)
     return {};
   if (function.empty())
-    return unity::text::printModule(m);
+    return elideLongLines(unity::text::printModule(m));
   unity::ir::BaseFunc f = m->lookup(function);
   if (!f)
     return "# " + function + " is not in the module at this step\n";
-  return unity::text::printModule(unity::ir::makeModule({{function, f}}));
+  return elideLongLines(unity::text::printModule(unity::ir::makeModule({{function, f}})));
 }
 
 /// "lv3" in "        lv3: R.Tensor(...) = R.add(...)" or "        lv3 = R.add(...)".
@@ -99,6 +101,34 @@ const QRegularExpression& defPattern() {
 }
 
 } // namespace
+
+std::string elideLongLines(const std::string& text, size_t maxLine) {
+  std::string out;
+  size_t start = 0;
+  bool cut = false;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    size_t stop = end == std::string::npos ? text.size() : end;
+    if (stop - start <= maxLine) {
+      out.append(text, start, stop - start);
+    } else {
+      cut = true;
+      uint32_t h = 2166136261u; // FNV-1a of the part not shown
+      for (size_t i = start + maxLine; i < stop; ++i)
+        h = (h ^ static_cast<unsigned char>(text[i])) * 16777619u;
+      char tail[64];
+      std::snprintf(tail, sizeof tail, "... [%zu more characters, #%08x]", stop - start - maxLine,
+                    h);
+      out.append(text, start, maxLine);
+      out += tail;
+    }
+    if (end == std::string::npos)
+      break;
+    out += '\n';
+    start = end + 1;
+  }
+  return cut ? out : text;
+}
 
 IrDiffView::IrDiffView(Session* session, QWidget* parent)
     : QWidget(parent), session_(session), functions_(new QComboBox(this)),

@@ -19,7 +19,9 @@
 // revealName scrolls to the binding of a node chosen in the graph.
 #include <QWidget>
 
+#include <cstddef>
 #include <list>
+#include <string>
 
 #include "engine/ir/module.h"
 
@@ -34,6 +36,17 @@ namespace lowerscope {
 
 class Session;
 class LoopTreeView;
+
+/// The longest line the IR views show in full (4096 characters).
+inline constexpr size_t kMaxShownLine = 4096;
+
+/// text with every line longer than maxLine cut to its first maxLine
+/// characters and "... [N more characters, #H]" (H: a hash of the cut part,
+/// so two lines that differ only there still differ in a diff). A model's
+/// weights print as one base64 line each (12 MB for a 512x512x3x3
+/// convolution), which Qt lays out past its fixed-point coordinates: the
+/// line was drawn over itself, and scrolling to it took seconds.
+std::string elideLongLines(const std::string& text, size_t maxLine = kMaxShownLine);
 
 class IrDiffView : public QWidget {
   Q_OBJECT

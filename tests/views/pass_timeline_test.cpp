@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QFile>
+#include <QPlainTextEdit>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -156,4 +157,38 @@ TEST(IrDiffView, MarksInsertedAndDeletedLines) {
   view.setFunction("matmul");
   EXPECT_TRUE(view.loopTree()->isVisibleTo(&view));
   EXPECT_GT(view.loopTree()->nodeCount(), 0);
+}
+
+TEST(IrDiffView, CutsLinesTooLongToLayOut) {
+  using lowerscope::elideLongLines;
+  // Short lines come back as they are; a long one keeps its first
+  // characters and says how many are not shown.
+  EXPECT_EQ(elideLongLines("ab\ncd\n", 5), "ab\ncd\n");
+  std::string cut = elideLongLines("abcdefgh\nxy", 5);
+  EXPECT_EQ(cut.rfind("abcde... [3 more characters, #", 0), 0u) << cut;
+  EXPECT_EQ(cut.substr(cut.find('\n')), "\nxy");
+  // Lines that differ only in the part not shown still differ.
+  EXPECT_NE(elideLongLines("abcdefgh", 5), elideLongLines("abcdefgX", 5));
+  EXPECT_EQ(elideLongLines("abcdefgh", 5), elideLongLines("abcdefgh", 5));
+
+  // A module whose weight prints as one 40 KB base64 line.
+  std::string text = "@R.function\n"
+                     "def main(x: R.Tensor((10000,), \"float32\")) -> R.Tensor((10000,), "
+                     "\"float32\"):\n"
+                     "    R.func_attr({\"global_symbol\": \"main\"})\n"
+                     "    gv = R.add(x, R.const(metadata[0]))\n"
+                     "    return gv\n\n# metadata\nmetadata[0] = R.tensor_data(\"float32\", "
+                     "(10000,), \"" +
+                     std::string(53334, 'A') + "==\")\n";
+  Session s;
+  s.setModule(unity::text::parseModule(text, "long.uir"));
+  IrDiffView view(&s);
+  QString shown;
+  for (auto* e : view.findChildren<QPlainTextEdit*>())
+    if (e->toPlainText().contains("metadata[0] ="))
+      shown = e->toPlainText();
+  ASSERT_FALSE(shown.isEmpty());
+  for (const QString& line : shown.split('\n'))
+    EXPECT_LE(line.size(), int(lowerscope::kMaxShownLine) + 48);
+  EXPECT_TRUE(shown.contains(" more characters, #"));
 }
