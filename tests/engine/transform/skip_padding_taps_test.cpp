@@ -20,6 +20,7 @@ using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::expectSameResults;
 using unity::transform::testing::expectWellFormedAndRoundTrips;
 using unity::transform::testing::parseFunc;
 
@@ -49,25 +50,6 @@ int64_t accumulations(const PrimFuncRef& f, const std::string& out) {
   return count(f->body);
 }
 
-/// Runs both functions on the same random inputs; the last buffer is the output.
-void expectSameResults(const PrimFuncRef& a, const PrimFuncRef& b,
-                       const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<Tensor> ta, tb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    ta.push_back(randomTensor(shapes[i], 200 + static_cast<uint32_t>(i), -3.0, 3.0));
-    tb.push_back(ta.back());
-  }
-  std::vector<Tensor*> pa, pb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    pa.push_back(&ta[i]);
-    pb.push_back(&tb[i]);
-  }
-  te::interpretPrimFunc(a, pa);
-  te::interpretPrimFunc(b, pb);
-  // Only zero products are dropped, the others keep their order.
-  EXPECT_TRUE(allClose(tb.back(), ta.back(), 0.0));
-}
-
 /// The taps (y, ky, x, kx) of a kernel k x k with padding 1 and stride s
 /// over an h x w image whose image position lies inside the image.
 int64_t insideTaps(int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t k, int64_t s) {
@@ -82,24 +64,59 @@ int64_t insideTaps(int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t k, int6
   return n;
 }
 
-// The shape of the register-tiled convolution of the default schedule: the
-// padded copy, then per output row the taps, the output columns unrolled.
-const char* kConv7 = R"(
-@T.prim_func
-def f(A: T.Buffer((7, 7), "float32"), W: T.Buffer((3, 3), "float32"), C: T.Buffer((7, 7), "float32")):
-    with T.allocate((9, 9), "float32") as P:
-        for i in T.serial(9):
-            for j in T.vectorized(9):
-                P[i, j] = T.Select(i - 1 >= 0 and i - 1 < 7 and (j - 1 >= 0 and j - 1 < 7), A[T.max(T.min(i - 1, 6), 0), T.max(T.min(j - 1, 6), 0)], T.float32(0.0))
-        for yi in T.serial(7):
-            for xi in T.serial(7):
-                C[yi, xi] = T.float32(0.0)
-        for y in T.serial(7):
-            for ky in T.serial(3):
-                for kx in T.serial(3):
-                    for x in T.unroll(7):
-                        C[y, x] = C[y, x] + P[y + ky, x + kx] * W[ky, kx]
-)";
+/// The shape of the register-tiled convolution of the default schedule: the
+/// padded copy P of an h x w image (padding 1), then per output row the
+/// 3 x 3 taps and the output columns, `tile` of them unrolled per
+/// column tile (tile = ow: one tile), at stride s.
+std::string paddedConv(int64_t h, int64_t w, int64_t s, int64_t tile) {
+  int64_t oh = (h + 2 - 3) / s + 1, ow = (w + 2 - 3) / s + 1;
+  auto n = [](int64_t v) { return std::to_string(v); };
+  std::string col = tile == ow ? "x" : "xo * " + n(tile) + " + x";
+  std::string taps = tile == ow ? "" : "    ";
+  std::string row = s == 1 ? "y + ky" : "y * " + n(s) + " + ky";
+  std::string image = s == 1       ? col + " + kx"
+                      : tile == ow ? "x * " + n(s) + " + kx"
+                                   : "(" + col + ") * " + n(s) + " + kx";
+  std::string out = "@T.prim_func\n"
+                    "def f(A: T.Buffer((" +
+                    n(h) + ", " + n(w) +
+                    "), \"float32\"), W: T.Buffer((3, 3), "
+                    "\"float32\"), C: T.Buffer((" +
+                    n(oh) + ", " + n(ow) +
+                    "), \"float32\")):\n"
+                    "    with T.allocate((" +
+                    n(h + 2) + ", " + n(w + 2) +
+                    "), \"float32\") as P:\n"
+                    "        for i in T.serial(" +
+                    n(h + 2) +
+                    "):\n"
+                    "            for j in T.vectorized(" +
+                    n(w + 2) +
+                    "):\n"
+                    "                P[i, j] = T.Select(i - 1 >= 0 and i - 1 < " +
+                    n(h) + " and (j - 1 >= 0 and j - 1 < " + n(w) + "), A[T.max(T.min(i - 1, " +
+                    n(h - 1) + "), 0), T.max(T.min(j - 1, " + n(w - 1) +
+                    "), 0)], T.float32(0.0))\n"
+                    "        for yi in T.serial(" +
+                    n(oh) +
+                    "):\n"
+                    "            for xi in T.serial(" +
+                    n(ow) +
+                    "):\n"
+                    "                C[yi, xi] = T.float32(0.0)\n"
+                    "        for y in T.serial(" +
+                    n(oh) + "):\n";
+  if (tile != ow)
+    out += "            for xo in T.serial(" + n(ow / tile) + "):\n";
+  out += taps + "            for ky in T.serial(3):\n" + taps +
+         "                for kx in T.serial(3):\n" + taps +
+         "                    for x in T.unroll(" + n(tile) + "):\n" + taps +
+         "                        C[y, " + col + "] = C[y, " + col + "] + P[" + row + ", " + image +
+         "] * W[ky, kx]\n";
+  return out;
+}
+
+const std::string kConv7 = paddedConv(7, 7, 1, 7);
 
 } // namespace
 
@@ -119,45 +136,16 @@ TEST(SkipPaddingTaps, CutsTheColumnTilesAndReadsStridedTaps) {
   // 14 output columns in two tiles of 7 (the tile loop is cut so that each
   // tile's column range is constant), and a stride-2 variant: a 13 x 13
   // image padded to 15 x 15 gives 7 x 7 outputs at y * 2 + ky.
-  auto tiles = parseFunc(R"(
-@T.prim_func
-def f(A: T.Buffer((14, 14), "float32"), W: T.Buffer((3, 3), "float32"), C: T.Buffer((14, 14), "float32")):
-    with T.allocate((16, 16), "float32") as P:
-        for i in T.serial(16):
-            for j in T.vectorized(16):
-                P[i, j] = T.Select(i - 1 >= 0 and i - 1 < 14 and (j - 1 >= 0 and j - 1 < 14), A[T.max(T.min(i - 1, 13), 0), T.max(T.min(j - 1, 13), 0)], T.float32(0.0))
-        for yi in T.serial(14):
-            for xi in T.serial(14):
-                C[yi, xi] = T.float32(0.0)
-        for y in T.serial(14):
-            for xo in T.serial(2):
-                for ky in T.serial(3):
-                    for kx in T.serial(3):
-                        for x in T.unroll(7):
-                            C[y, xo * 7 + x] = C[y, xo * 7 + x] + P[y + ky, xo * 7 + x + kx] * W[ky, kx]
-)");
+  auto tiles = parseFunc(paddedConv(14, 14, 1, 7));
+
   auto g = transform::skipPaddingTaps(tiles);
   ASSERT_NE(g.get(), tiles.get());
   expectWellFormedAndRoundTrips(g);
   EXPECT_EQ(accumulations(g, "C"), insideTaps(14, 14, 14, 14, 3, 1));
   expectSameResults(tiles, g, {{14, 14}, {3, 3}, {14, 14}});
 
-  auto strided = parseFunc(R"(
-@T.prim_func
-def f(A: T.Buffer((13, 13), "float32"), W: T.Buffer((3, 3), "float32"), C: T.Buffer((7, 7), "float32")):
-    with T.allocate((15, 15), "float32") as P:
-        for i in T.serial(15):
-            for j in T.vectorized(15):
-                P[i, j] = T.Select(i - 1 >= 0 and i - 1 < 13 and (j - 1 >= 0 and j - 1 < 13), A[T.max(T.min(i - 1, 12), 0), T.max(T.min(j - 1, 12), 0)], T.float32(0.0))
-        for yi in T.serial(7):
-            for xi in T.serial(7):
-                C[yi, xi] = T.float32(0.0)
-        for y in T.serial(7):
-            for ky in T.serial(3):
-                for kx in T.serial(3):
-                    for x in T.unroll(7):
-                        C[y, x] = C[y, x] + P[y * 2 + ky, x * 2 + kx] * W[ky, kx]
-)");
+  auto strided = parseFunc(paddedConv(13, 13, 2, 7));
+
   auto h = transform::skipPaddingTaps(strided);
   ASSERT_NE(h.get(), strided.get());
   EXPECT_EQ(accumulations(h, "C"), insideTaps(13, 13, 7, 7, 3, 2));
@@ -194,24 +182,7 @@ TEST(SkipPaddingTaps, LeavesWhatItMayNotDropAsItIs) {
   // A 56-wide image in tiles of 8 columns: its borders are 2.4 % of the
   // row taps and 2.4 % of the column taps, under the share that pays for
   // the extra copies of the loop body.
-  unchanged(R"(
-@T.prim_func
-def f(A: T.Buffer((56, 56), "float32"), W: T.Buffer((3, 3), "float32"), C: T.Buffer((56, 56), "float32")):
-    with T.allocate((58, 58), "float32") as P:
-        for i in T.serial(58):
-            for j in T.vectorized(58):
-                P[i, j] = T.Select(i - 1 >= 0 and i - 1 < 56 and (j - 1 >= 0 and j - 1 < 56), A[T.max(T.min(i - 1, 55), 0), T.max(T.min(j - 1, 55), 0)], T.float32(0.0))
-        for yi in T.serial(56):
-            for xi in T.serial(56):
-                C[yi, xi] = T.float32(0.0)
-        for y in T.serial(56):
-            for xo in T.serial(7):
-                for ky in T.serial(3):
-                    for kx in T.serial(3):
-                        for x in T.unroll(8):
-                            C[y, xo * 8 + x] = C[y, xo * 8 + x] + P[y + ky, xo * 8 + x + kx] * W[ky, kx]
-)",
-            "borders too thin");
+  unchanged(paddedConv(56, 56, 1, 8), "borders too thin");
   // The same nest over a buffer passed in: nothing says it is zero.
   unchanged(R"(
 @T.prim_func

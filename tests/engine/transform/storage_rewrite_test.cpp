@@ -14,20 +14,16 @@
 #include "engine/text/parser.h"
 #include "engine/transform/storage_rewrite.h"
 #include "tests/engine/te/te_test_util.h"
+#include "tests/engine/transform/tir_test_util.h"
 
 using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::expectSameResults;
+using unity::transform::testing::parseFunc;
 
 namespace {
-
-PrimFuncRef parseFunc(const std::string& text) {
-  IRModule m = text::parseModule(text, "storage_rewrite_test");
-  auto f = cast<PrimFunc>(m->lookup("f"));
-  EXPECT_TRUE(f);
-  return f;
-}
 
 /// The Allocate nodes of f with the loop variables around each (outer first).
 struct Placed {
@@ -63,24 +59,6 @@ std::vector<Placed> allocations(const PrimFuncRef& f) {
   };
   walk(f->body);
   return out;
-}
-
-/// Runs both functions on the same random inputs; the last buffer is the output.
-void expectSameResults(const PrimFuncRef& a, const PrimFuncRef& b,
-                       const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<Tensor> ta, tb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    ta.push_back(randomTensor(shapes[i], 100 + static_cast<uint32_t>(i)));
-    tb.push_back(ta.back());
-  }
-  std::vector<Tensor*> pa, pb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    pa.push_back(&ta[i]);
-    pb.push_back(&tb[i]);
-  }
-  te::interpretPrimFunc(a, pa);
-  te::interpretPrimFunc(b, pb);
-  EXPECT_TRUE(allClose(tb.back(), ta.back(), 1e-6));
 }
 
 } // namespace

@@ -31,28 +31,11 @@ using namespace unity;
 using namespace unity::ir;
 using unity::te::testing::allClose;
 using unity::te::testing::randomTensor;
+using unity::transform::testing::expectSameResults;
 using unity::transform::testing::expectWellFormedAndRoundTrips;
 using unity::transform::testing::parseFunc;
 
 namespace {
-
-/// Runs both functions on the same random inputs; the last buffer is the output.
-void expectSameResults(const PrimFuncRef& a, const PrimFuncRef& b,
-                       const std::vector<std::vector<int64_t>>& shapes, double tol = 1e-6) {
-  std::vector<Tensor> ta, tb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    ta.push_back(randomTensor(shapes[i], 100 + static_cast<uint32_t>(i), -3.0, 3.0));
-    tb.push_back(ta.back());
-  }
-  std::vector<Tensor*> pa, pb;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    pa.push_back(&ta[i]);
-    pb.push_back(&tb[i]);
-  }
-  te::interpretPrimFunc(a, pa);
-  te::interpretPrimFunc(b, pb);
-  EXPECT_TRUE(allClose(tb.back(), ta.back(), tol));
-}
 
 std::vector<const For*> loops(const PrimFuncRef& f) {
   std::vector<const For*> out;
@@ -398,6 +381,19 @@ bool clampsOrTests(const Stmt& s, const PrimVar* v) {
   });
   return found;
 }
+
+/// The last vectorized loop of g (the cut's interior) runs over [min, min +
+/// extent) with no clamp or bounds test of its variable left.
+void expectInterior(const PrimFuncRef& g, int64_t min, int64_t extent) {
+  const For* interior = nullptr;
+  for (const For* l : loops(g))
+    if (l->forKind == ForKind::Vectorized)
+      interior = l;
+  ASSERT_NE(interior, nullptr);
+  EXPECT_EQ(asConstInt(interior->min).value_or(-1), min);
+  EXPECT_EQ(asConstInt(interior->extent).value_or(-1), extent);
+  EXPECT_FALSE(clampsOrTests(interior->body, interior->var.get()));
+}
 } // namespace
 
 TEST(PartitionLoops, PaddedCopySplitsIntoBordersAndATestFreeInterior) {
@@ -414,14 +410,7 @@ def f(A: T.Buffer((6, 10), "float32"), B: T.Buffer((8, 12), "float32")):
   ASSERT_NE(g.get(), f.get());
   expectWellFormedAndRoundTrips(g);
   expectSameResults(f, g, {{6, 10}, {8, 12}});
-  const For* interior = nullptr;
-  for (const For* l : loops(g))
-    if (l->forKind == ForKind::Vectorized)
-      interior = l;
-  ASSERT_NE(interior, nullptr);
-  EXPECT_EQ(asConstInt(interior->min).value_or(-1), 1);
-  EXPECT_EQ(asConstInt(interior->extent).value_or(-1), 10);
-  EXPECT_FALSE(clampsOrTests(interior->body, interior->var.get()));
+  expectInterior(g, 1, 10);
   // The row test stays (it is the outer loop's), so does the result.
   EXPECT_TRUE(clampsOrTests(f->body, loops(f).back()->var.get()));
 }
@@ -468,14 +457,7 @@ def f(A: T.Buffer((12,), "float32"), W: T.Buffer((3,), "float32"), B: T.Buffer((
   ASSERT_NE(g.get(), f.get());
   expectWellFormedAndRoundTrips(g);
   expectSameResults(f, g, {{12}, {3}, {6}});
-  const For* interior = nullptr;
-  for (const For* l : loops(g))
-    if (l->forKind == ForKind::Vectorized)
-      interior = l;
-  ASSERT_NE(interior, nullptr);
-  EXPECT_EQ(asConstInt(interior->min).value_or(-1), 1);
-  EXPECT_EQ(asConstInt(interior->extent).value_or(-1), 5);
-  EXPECT_FALSE(clampsOrTests(interior->body, interior->var.get()));
+  expectInterior(g, 1, 5);
 }
 
 // --------------------------------------------------------------- UnrollLoops
