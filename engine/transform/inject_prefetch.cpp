@@ -7,10 +7,12 @@
 #include "engine/ir/functor.h"
 #include "engine/ir/intrinsics.h"
 #include "engine/ir/structural.h"
+#include "engine/schedule/schedule_internal.h"
 
 namespace unity::transform {
 
 using namespace ir;
+using schedule::detail::usesVar;
 
 namespace {
 
@@ -38,12 +40,6 @@ void collect(const Stmt& s, const std::string& name, std::vector<const BufferLoa
         visitExpr(i);
     }
   });
-}
-
-bool usesVar(const PrimExpr& e, const PrimVar* v) {
-  bool found = false;
-  walkPrimExpr(e, [&](const PrimExpr& x) { found = found || x.get() == v; });
-  return found;
 }
 
 struct Injector : StmtMutator {

@@ -29,6 +29,7 @@
 
 #include "engine/ir/arith.h"
 #include "engine/ir/functor.h"
+#include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
 #include "engine/transform/fresh_copy.h"
 #include "engine/transform/tir_lower.h"
@@ -36,6 +37,7 @@
 namespace unity::transform {
 
 using namespace ir;
+using schedule::detail::usesVar;
 
 namespace {
 
@@ -134,12 +136,6 @@ bool narrow(const PrimExpr& cmp, const Ref<PrimVar>& x, arith::Analyzer& an, Int
   else // -|c| x >= -rmin: x <= floor(rmin / |c|)
     iv.hi = std::min(iv.hi, floorDiv(rb.min, -*c) + 1);
   return true;
-}
-
-bool usesVar(const PrimExpr& e, const PrimVar* v) {
-  bool uses = false;
-  walkPrimExpr(e, [&](const PrimExpr& y) { uses = uses || y.get() == v; });
-  return uses;
 }
 
 /// The interior of loop x over [min, min + extent) for the Selects of body,

@@ -65,6 +65,7 @@
 #include "engine/ir/functor.h"
 #include "engine/ir/int_eval.h"
 #include "engine/ir/structural.h"
+#include "engine/schedule/schedule_internal.h"
 #include "engine/support/error.h"
 #include "engine/transform/fresh_copy.h"
 #include "engine/transform/tir_lower.h"
@@ -72,6 +73,8 @@
 namespace unity::transform {
 
 using namespace ir;
+using schedule::detail::usesAnyVar;
+using schedule::detail::usesVar;
 
 namespace {
 
@@ -101,12 +104,6 @@ std::vector<const PrimVar*> varsOf(const PrimExpr& e) {
         out.push_back(v);
   });
   return out;
-}
-
-bool usesVar(const PrimExpr& e, const PrimVar* v) {
-  bool uses = false;
-  walkPrimExpr(e, [&](const PrimExpr& y) { uses = uses || y.get() == v; });
-  return uses;
 }
 
 /// The buffers of f that the rule in the header calls zero-padded.
@@ -273,11 +270,6 @@ struct Bound {
   PrimExpr rest;
 };
 
-int64_t floorDiv(int64_t a, int64_t b) { // b > 0
-  int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 /// One rewrite the pass can make.
 struct Step {
   enum Kind { None, Narrow, Cut, Peel } kind = None;
@@ -330,12 +322,9 @@ private:
     const BufferLoad* read = paddedRead(*st, zp_);
     if (!read)
       return;
-    auto usesChain = [&](const PrimExpr& e) {
-      for (const For* c : chain)
-        if (usesVar(e, c->var.get()))
-          return true;
-      return false;
-    };
+    std::vector<const PrimVar*> chainVars;
+    for (const For* c : chain)
+      chainVars.push_back(c->var.get());
     std::vector<Bound> bounds;
     std::vector<PrimExpr> peelTests; // d >= 0 involving l and `across`
     const For* across = nullptr;
@@ -347,7 +336,7 @@ private:
       if (!k || *k == 0)
         continue;
       PrimExpr rest = arith::simplify(d - makeConst(d->dtype, double(*k)) * PrimExpr(l->var));
-      if (usesChain(rest)) {
+      if (usesAnyVar(rest, chainVars)) {
         // Peelable: exactly one inner chain loop, affine in it.
         const For* user = nullptr;
         int users = 0;
@@ -447,9 +436,9 @@ private:
       for (auto& b : bounds) {
         int64_t r = evalIntExpr(b.rest, lookup);
         if (b.k > 0) // l >= ceil(-r / k)
-          lo = std::max(lo, -floorDiv(r, b.k));
+          lo = std::max(lo, -floorDivInt(r, b.k));
         else // l <= floor(r / |k|)
-          hi = std::min(hi, floorDiv(r, -b.k) + 1);
+          hi = std::min(hi, floorDivInt(r, -b.k) + 1);
       }
       return std::pair{lo, hi};
     };
