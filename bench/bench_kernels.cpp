@@ -40,6 +40,10 @@
 //                      [--conv-form auto|wide]   auto: each conv row in the form a model
 //                                         build gives it (AlterConvLayout: weight packed
 //                                         OIHW<b>o, shown as "[32o]"); wide: never packed
+//                      [--conv-shapes 'C,HW,F,K,S[,G];...']   these conv layers instead of
+//                                         the built-in rows (a model's layers: C input
+//                                         channels, an HW x HW image, F filters K x K,
+//                                         stride S, G groups, padding K / 2)
 #include <cblas.h>
 #include <omp.h>
 
@@ -50,6 +54,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -325,6 +330,31 @@ struct ConvShape {
   bool resnet3x3() const { return k == 3 && stride == 1 && groups == 1 && padding() == 1; }
 };
 
+std::vector<ConvShape> gConvShapes; // --conv-shapes (empty: the built-in rows)
+
+/// "C,HW,F,K,S[,G]" rows separated by ';' (--conv-shapes); nullopt when one
+/// is malformed.
+std::optional<std::vector<ConvShape>> parseConvShapes(const std::string& text) {
+  std::vector<ConvShape> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    std::string row = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    long long v[6] = {0, 0, 0, 0, 0, 1};
+    int n = 0, used = 0;
+    n = std::sscanf(row.c_str(), "%lld,%lld,%lld,%lld,%lld%n,%lld%n", &v[0], &v[1], &v[2], &v[3],
+                    &v[4], &used, &v[5], &used);
+    if (n < 5 || size_t(used) != row.size() || v[0] < 1 || v[1] < 1 || v[2] < 1 || v[3] < 1 ||
+        v[4] < 1 || v[5] < 1 || v[0] % v[5] || v[2] % v[5])
+      return std::nullopt;
+    out.push_back(ConvShape{v[0], v[1], v[2], v[3], v[4], v[5]});
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return out;
+}
+
 /// "conv 64x56->128 k3/2" (" dw": depthwise): --rows matches it, --tune prints it.
 std::string convLabel(const ConvShape& s) {
   return "conv " + std::to_string(s.c) + "x" + std::to_string(s.hw) + "->" + std::to_string(s.f) +
@@ -578,6 +608,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--conv-form: auto or wide, got '%s'\n", gConvForm.c_str());
         return 2;
       }
+    } else if (!std::strcmp(argv[i], "--conv-shapes") && i + 1 < argc) {
+      auto shapes = parseConvShapes(argv[++i]);
+      if (!shapes) {
+        std::fprintf(stderr, "--conv-shapes: rows C,HW,F,K,S[,G] separated by ';', got '%s'\n",
+                     argv[i]);
+        return 2;
+      }
+      gConvShapes = *shapes;
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -588,7 +626,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--threads 1,2] [--only matmul|conv|examples|epilogue] "
                    "[--mattr F] [--disable-passes a,b] [--policy JSON] [--conv-form auto|wide] "
-                   "[--db FILE.db] [--tune N] "
+                   "[--conv-shapes 'C,HW,F,K,S[,G];...'] [--db FILE.db] [--tune N] "
                    "[--tune-seconds S] [--curves DIR] [--rows 'matmul 1024x,conv 64x56']\n",
                    argv[0]);
       return 2;
@@ -629,9 +667,9 @@ int main(int argc, char** argv) {
     if (want("conv"))
       std::printf("\nkernel                 threads  ours GF/s  oneDNN  naive  ours/peer  peak    "
                   "ours/peak  max rel err\n");
-    for (int t : threads)
-      for (ConvShape s :
-           {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
+    std::vector<ConvShape> convRows = gConvShapes;
+    if (convRows.empty())
+      convRows = {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
             // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
             // downsample
             ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2}, ConvShape{64, 56, 128, 1, 2},
@@ -649,7 +687,9 @@ int main(int argc, char** argv) {
             ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
             // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
             // than one AVX-512 vector
-            ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}})
+            ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}};
+    for (int t : threads)
+      for (const ConvShape& s : convRows)
         if (want("conv") && wantRow(convLabel(s)))
           benchConv(s, t, budget);
     if (want("examples"))

@@ -226,6 +226,16 @@ std::set<std::string> hostFeatures() {
   return fs;
 }
 
+/// The running CPU is Intel's (x86; false elsewhere).
+bool hostIsIntel() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_is("intel");
+#else
+  return false;
+#endif
+}
+
 int sysconfBytes([[maybe_unused]] int name) {
   long v = sysconf(name);
   return v > 0 && v < (1L << 30) ? static_cast<int>(v) : 0;
@@ -348,6 +358,8 @@ MachineModel machineModel(const MachineQuery& q) {
                 "' has no machine model; assuming scalar code";
   applyMattr(mm.features, q.mattr);
   deriveVectorUnit(mm);
+  if (mm.avx512f)
+    mm.fastScatter = mm.detected ? hostIsIntel() : !startsWith(mm.cpu, "znver");
   mm.thumb = mm.thumb || isCortexM(mm.cpu);
 
   // Bare metal (an OS field "none", or a microcontroller): no threads.
@@ -410,6 +422,7 @@ std::string MachineModel::toJSON() const {
   j["threads"] = threads;
   j["l1d_bytes"] = l1dBytes;
   j["l2_bytes"] = l2Bytes;
+  j["fast_scatter"] = fastScatter;
   return j.dump();
 }
 

@@ -59,6 +59,16 @@ struct MachineModel {
   bool threads = true; // an OS with threads (false: bare-metal "-none-" triples)
   int l1dBytes = 0;    // L1 data cache per core; 0: none or unknown
   int l2Bytes = 0;     // L2 cache per core (or per cluster where shared); 0: none
+  /// Vector scatter stores that cost little more than a store per element:
+  /// AVX-512 on Intel's cores. False where there is no scatter instruction
+  /// (AVX2, SSE, NEON: a scattered vector store is one scalar store per
+  /// lane) or where it is slow (AMD Zen 4 and 5: the packed convolution's
+  /// blocked-to-NCHW store, 14 scatters per 7 x 32 tile, made the RGB
+  /// stems 8-35 % slower than the wide form: docs/benchmarks.md, session
+  /// 18). The generic x86-64-v4 level counts as fast (the measurements the
+  /// older rules were made with were Intel's). SchedulePolicy::forMachine
+  /// derives packedConvMinChannels from it.
+  bool fastScatter = false;
 
   bool has(const std::string& feature) const { return features.count(feature) > 0; }
   /// {"arch": ..., "vector_bits": ..., ...} (all fields), for printing and tests.

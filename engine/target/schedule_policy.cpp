@@ -72,6 +72,8 @@ const std::vector<Knob>& knobs() {
       knob("flat_epilogue_min_reduction", &SchedulePolicy::flatEpilogueMinReduction),
       knob("pack_in_tile_loop", &SchedulePolicy::packInTileLoop),
       knob("row_reductions", &SchedulePolicy::rowReductions),
+      knob("packed_1x1_min_channels", &SchedulePolicy::packed1x1MinChannels),
+      knob("packed_conv_min_channels", &SchedulePolicy::packedConvMinChannels),
   };
   return k;
 }
@@ -91,6 +93,8 @@ SchedulePolicy SchedulePolicy::forMachine(const MachineModel& m) {
     p.tileRows = {4, 2, 1};
   if (m.l1dBytes > 0)
     p.reduceSliceBytes = std::max(2 * 1024, m.l1dBytes / 4);
+  if (!m.fastScatter && p.vectorize)
+    p.packedConvMinChannels = 16;
   if (m.l1dBytes == 0 && m.l2Bytes == 0) {
     p.reduceSplitAbove = 0;
     p.prefetchSlices = false;

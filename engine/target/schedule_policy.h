@@ -120,6 +120,25 @@ struct SchedulePolicy {
   /// unpadded 1x1 convolution reading the image directly) stores
   /// contiguously and is fused whatever its reduction.
   int flatEpilogueMinReduction = 256;
+  // --- the convolution's form (transform::alterConvLayoutChoice)
+  /// A convolution over fewer input channels than this (the RGB stems)
+  /// keeps the wide form instead of the packed one (weight OIHW<b>o,
+  /// output channels as lanes). The packed tile ends in a blocked-to-NCHW
+  /// store, a scatter per vector, paid once per tile whatever the
+  /// reduction; on a machine whose scatters are slow
+  /// (MachineModel::fastScatter false) that is the larger cost of a stem.
+  /// forMachine: 16 there, else 0 (session 11's Xeon measured the stems
+  /// faster packed: 150-155 against 125-128 GFLOP/s). The EPYC (Zen 4),
+  /// conv + bias + relu alone (bench_onnx, three rounds alternated, min
+  /// ms, wide / packed): ResNet's 7x7/2 2.57-2.84 / 2.91-3.05 on one
+  /// thread, 1.24-1.41 / 1.53-1.94 on two; MobileNetV2's 3x3/2 0.30-0.34 /
+  /// 0.40-0.50 on one.
+  int packedConvMinChannels = 0;
+  /// A 1x1 convolution over fewer input channels than this keeps the wide
+  /// form on every machine (32x28x28 -> 192 measured as fast wide; 1x1
+  /// kernels over 64 and 96 channels measured 15-20 % faster packed in a
+  /// model, where bench_kernels' bare kernels had them faster wide).
+  int packed1x1MinChannels = 64;
   /// Factor a row reduction (softmax's max and sum, layer norm's sums:
   /// the reduction runs along the input's contiguous axis, the output's
   /// contiguous loop would read it a whole row apart per lane) along its

@@ -14,8 +14,10 @@ int64_t alterConvLayoutChoice(int64_t C, int64_t O, int64_t KH, int64_t KW, int6
   int64_t lanes = policy.vectorLanes;
   if (!policy.vectorize || lanes < 4 || O % lanes != 0)
     return 0;
-  if (KH * KW == 1 && C < 64)
+  if (KH * KW == 1 && C < policy.packed1x1MinChannels)
     return 0; // thin 1x1 kernels: the wide form measured as fast (32x28x28 -> 192)
+  if (C < policy.packedConvMinChannels)
+    return 0; // the stems, where the packed tile's scatter store costs most
   if (strideH == 1 && strideW == 1 && OW >= 56)
     return 0; // the wide form keeps 56 of 58 lanes there and measured faster
   return O % (2 * lanes) == 0 ? 2 * lanes : lanes;

@@ -17,12 +17,16 @@
 //  - the target vectorizes (lanes >= 4) and O is a multiple of the lanes;
 //    b = 2 * lanes when O is a multiple of that (two vectors of output
 //    channels per broadcast), else the lanes;
-//  - a 1x1 kernel over fewer than 64 channels keeps the wide form, which
-//    measured as fast there. (Until session 11 every kernel over fewer than
-//    16 channels did too; the RGB stems measured faster packed since the
-//    weight slices and prefetches: ResNet's 7x7/2 125-128 -> 150-155 and
-//    MobileNetV2's 3x3/2 64-66 -> 78-79 GFLOP/s in bench_kernels, ResNet-18's
-//    stem 2.50 -> 1.85-1.91 ms in the model);
+//  - a 1x1 kernel over fewer than policy.packed1x1MinChannels (64)
+//    channels keeps the wide form, which measured as fast there;
+//  - a kernel over fewer than policy.packedConvMinChannels channels keeps
+//    it too: 0 on a machine with fast scatter stores (until session 11
+//    every kernel over fewer than 16 channels was wide; the RGB stems then
+//    measured faster packed on the Xeon since the weight slices and
+//    prefetches: ResNet's 7x7/2 125-128 -> 150-155 and MobileNetV2's 3x3/2
+//    64-66 -> 78-79 GFLOP/s in bench_kernels), 16 elsewhere (AMD Zen 4,
+//    AVX2), where the packed tile's blocked-to-NCHW scatter costs more:
+//    session 18 on the EPYC measured the stems 8-35 % faster wide;
 //  - not a stride-1 convolution over an image at least 56 wide, where the
 //    wide form wastes few lanes (56 of 58) and measured faster.
 // Figures: docs/benchmarks.md, "Convolutions: output channels as lanes".

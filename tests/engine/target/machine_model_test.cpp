@@ -58,6 +58,15 @@ TEST(MachineModel, NamedX86CpusGiveTheirVectorUnitOnAnyHost) {
     EXPECT_GT(m.l1dBytes, 0) << c.target;
     EXPECT_GT(m.l2Bytes, 0) << c.target;
   }
+  // Fast scatters: Intel's AVX-512 cores, not AMD's nor AVX2 (no scatter).
+  for (const char* t : {"llvm -mcpu=skylake-avx512", "llvm -mcpu=icelake-server", "x86-64-v4"})
+    EXPECT_TRUE(model(t).fastScatter) << t;
+  for (const char* t : {"llvm -mcpu=znver4", "llvm -mcpu=znver5", "llvm -mcpu=haswell",
+                        "llvm -mcpu=skylake-avx512 -mattr=-avx512f"})
+    EXPECT_FALSE(model(t).fastScatter) << t;
+  EXPECT_EQ(SchedulePolicy::forMachine(model("llvm -mcpu=znver4")).packedConvMinChannels, 16);
+  EXPECT_EQ(SchedulePolicy::forMachine(model("llvm -mcpu=icelake-server")).packedConvMinChannels,
+            0);
   // Caches come from the table too: Ice Lake's 48 KiB L1d, Haswell's 32 KiB.
   EXPECT_EQ(model("llvm -mcpu=icelake-server").l1dBytes, 48 * 1024);
   EXPECT_EQ(model("llvm -mcpu=haswell").l1dBytes, 32 * 1024);
@@ -255,7 +264,7 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
         "max_tile_vectors", "tile_rows", "accumulator_registers", "split_above", "split_factor",
         "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
         "keep_padding_producers", "padding_at_consumer", "partition_rows", "fuse_epilogues",
-        "flat_epilogue_min_reduction"})
+        "flat_epilogue_min_reduction", "packed_conv_min_channels", "packed_1x1_min_channels"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
   for (std::string key :
        {"pack_reused_input", "pack_min_reuse", "pack_in_tile_loop", "reduce_slice_bytes"})

@@ -134,6 +134,22 @@ TEST(AlterConvLayout, KeepsTheFormsThatMeasuredFasterAndWhatItCannotPack) {
   EXPECT_EQ(transform::alterConvLayoutChoice(24, 144, 1, 1, 1, 1, 28, p), 0);
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 64, 3, 3, 1, 1, 56, p), 0);
   EXPECT_EQ(transform::alterConvLayoutChoice(64, 24, 3, 3, 1, 1, 14, p), 0);
+  // Without fast scatters (Zen 4) the stems keep the wide form; the other
+  // layers are packed as on Intel.
+  auto zen = transform::schedulePolicyFor(target::Target::parse("llvm -mcpu=znver4"));
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 64, 7, 7, 2, 2, 112, zen), 0);
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 32, 3, 3, 2, 2, 112, zen), 0);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 128, 1, 1, 2, 2, 28, zen), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(96, 576, 1, 1, 1, 1, 14, zen), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(64, 128, 3, 3, 2, 2, 28, zen), 32);
+  EXPECT_EQ(transform::alterConvLayoutChoice(24, 144, 1, 1, 1, 1, 28, zen), 0);
+  // The thresholds are knobs: the 1x1 one packs a thin layer when lowered.
+  EXPECT_EQ(transform::alterConvLayoutChoice(24, 144, 1, 1, 1, 1, 28,
+                                             p.withJSON(R"({"packed_1x1_min_channels": 16})")),
+            16);
+  EXPECT_EQ(transform::alterConvLayoutChoice(3, 64, 7, 7, 2, 2, 112,
+                                             p.withJSON(R"({"packed_conv_min_channels": 4})")),
+            0);
   // Grouped convolutions and weights that are not constants stay OIHW.
   EXPECT_EQ(kernelLayout(transform::alterConvLayout(convModule(
                 {1, 64, 14, 14}, {64, 32, 3, 3}, "padding=[1, 1, 1, 1], groups=2", kAvx512))),
