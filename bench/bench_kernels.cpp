@@ -339,7 +339,8 @@ std::optional<std::vector<ConvShape>> parseConvShapes(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(';', start);
-    std::string row = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string row =
+        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     long long v[6] = {0, 0, 0, 0, 0, 1};
     int n = 0, used = 0;
     n = std::sscanf(row.c_str(), "%lld,%lld,%lld,%lld,%lld%n,%lld%n", &v[0], &v[1], &v[2], &v[3],
@@ -670,24 +671,24 @@ int main(int argc, char** argv) {
     std::vector<ConvShape> convRows = gConvShapes;
     if (convRows.empty())
       convRows = {ConvShape{64, 56, 64}, ConvShape{128, 28, 128}, ConvShape{256, 14, 256},
-            // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
-            // downsample
-            ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2}, ConvShape{64, 56, 128, 1, 2},
-            ConvShape{512, 7, 512},
-            // The same products with no padding (a 9x9 / 16x16 image, 7x7 /
-            // 14x14 outputs): every tap is inside the image. oneDNN skips
-            // the taps that fall in the padding, so on the padded rows it
-            // computes fewer products than the FLOPs counted for it
-            // (docs/benchmarks.md, "oneDNN's padding taps").
-            ConvShape{512, 9, 512, 3, 1, 1, 0}, ConvShape{256, 16, 256, 3, 1, 1, 0},
-            // MobileNetV2: the 3x3/2 stem, pointwise 1x1 (thin and deep) and
-            // depthwise 3x3 (stride 1 and 2)
-            ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1}, ConvShape{16, 112, 96, 1},
-            ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
-            ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
-            // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
-            // than one AVX-512 vector
-            ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}};
+                  // ResNet-18's strided layers: the 7x7/2 stem, a 3x3/2 and a 1x1/2
+                  // downsample
+                  ConvShape{3, 224, 64, 7, 2}, ConvShape{64, 56, 128, 3, 2},
+                  ConvShape{64, 56, 128, 1, 2}, ConvShape{512, 7, 512},
+                  // The same products with no padding (a 9x9 / 16x16 image, 7x7 /
+                  // 14x14 outputs): every tap is inside the image. oneDNN skips
+                  // the taps that fall in the padding, so on the padded rows it
+                  // computes fewer products than the FLOPs counted for it
+                  // (docs/benchmarks.md, "oneDNN's padding taps").
+                  ConvShape{512, 9, 512, 3, 1, 1, 0}, ConvShape{256, 16, 256, 3, 1, 1, 0},
+                  // MobileNetV2: the 3x3/2 stem, pointwise 1x1 (thin and deep) and
+                  // depthwise 3x3 (stride 1 and 2)
+                  ConvShape{3, 224, 32, 3, 2}, ConvShape{24, 56, 144, 1}, ConvShape{16, 112, 96, 1},
+                  ConvShape{32, 28, 192, 1}, ConvShape{960, 7, 160, 1},
+                  ConvShape{144, 56, 144, 3, 1, 144}, ConvShape{96, 112, 96, 3, 2, 96},
+                  // MobileNetV2's deep depthwise layers: rows of 14 and 7, narrower
+                  // than one AVX-512 vector
+                  ConvShape{576, 14, 576, 3, 1, 576}, ConvShape{960, 7, 960, 3, 1, 960}};
     for (int t : threads)
       for (const ConvShape& s : convRows)
         if (want("conv") && wantRow(convLabel(s)))

@@ -259,12 +259,27 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
   q.parallelChunksPerCore = p.parallelChunksPerCore;
   EXPECT_EQ(q, p);
   // Every knob is in the JSON form.
-  for (std::string key :
-       {"parallelize", "cores", "parallel_chunks_per_core", "vectorize", "vector_lanes",
-        "max_tile_vectors", "tile_rows", "accumulator_registers", "split_above", "split_factor",
-        "min_flat_row_width", "reduce_split_above", "reduce_tile_candidates", "max_unrolled_taps",
-        "keep_padding_producers", "padding_at_consumer", "partition_rows", "fuse_epilogues",
-        "flat_epilogue_min_reduction", "packed_conv_min_channels", "packed_1x1_min_channels"})
+  for (std::string key : {"parallelize",
+                          "cores",
+                          "parallel_chunks_per_core",
+                          "vectorize",
+                          "vector_lanes",
+                          "max_tile_vectors",
+                          "tile_rows",
+                          "accumulator_registers",
+                          "split_above",
+                          "split_factor",
+                          "min_flat_row_width",
+                          "reduce_split_above",
+                          "reduce_tile_candidates",
+                          "max_unrolled_taps",
+                          "keep_padding_producers",
+                          "padding_at_consumer",
+                          "partition_rows",
+                          "fuse_epilogues",
+                          "flat_epilogue_min_reduction",
+                          "packed_conv_min_channels",
+                          "packed_1x1_min_channels"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
   for (std::string key :
        {"pack_reused_input", "pack_min_reuse", "pack_in_tile_loop", "reduce_slice_bytes"})
