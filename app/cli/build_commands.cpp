@@ -19,6 +19,7 @@
 #include "engine/support/error.h"
 #include "engine/support/measure.h"
 #include "engine/support/npy.h"
+#include "engine/target/schedule_policy.h"
 #include "engine/text/printer.h"
 #include "tuner/apply_database.h"
 #include "tuner/database.h"
@@ -38,6 +39,7 @@ struct BuildArgs {
   std::string dumpDir, emitDir;
   std::string assign;
   std::string db;
+  std::string policy;
   bool reportMemory = false;
 };
 
@@ -55,6 +57,9 @@ void addBuildFlags(CLI::App* sub, BuildArgs& a) {
   sub->add_option("--db", a.db,
                   "Tuning database (lowerscope-cli tune): ApplyTuningDatabase runs before "
                   "DefaultSchedule and gives each kernel the best record for its target");
+  sub->add_option("--policy", a.policy,
+                  "Schedule policy knobs over the target's defaults, a JSON object (e.g. "
+                  "'{\"packed_conv_min_channels\": 0}'; knobs: docs/targets.md)");
 }
 
 /// The module and build options of a build/run command line: the target
@@ -64,6 +69,10 @@ std::pair<unity::ir::IRModule, unity::BuildOptions> prepare(const BuildArgs& a) 
   o.target = resolveTargetOption(a.target);
   o.pipeline = a.pipeline;
   o.passes = splitComma(a.passes);
+  if (!a.policy.empty()) {
+    unity::target::SchedulePolicy().withJSON(a.policy); // a bad knob fails here, by name
+    o.config.set("tir.schedule_policy", a.policy);
+  }
   if (!a.assign.empty()) {
     o.assignments = readAssignFile(a.assign); // file errors before the model loads
     o.assignmentsSource = a.assign;

@@ -27,3 +27,13 @@ add_cli_check(cli_run_bad_target
   EXIT 1
   ARGS run "${EXAMPLES_DIR}/mlp.uir" --target "llvm -mcpuu=x"
   TEXT "has no attribute -mcpuu")
+# --policy: schedule policy knobs over the target's defaults; an unknown
+# knob is an error naming it, before the model loads.
+add_cli_check(cli_run_policy
+  EXIT 0
+  ARGS run "${EXAMPLES_DIR}/cnn.uir" --repeat 2 --policy "{\"packed_conv_min_channels\": 0}"
+  LINES "median " "output 0: ")
+add_cli_check(cli_build_policy_unknown_knob
+  EXIT 1
+  ARGS build "${EXAMPLES_DIR}/mlp.uir" --policy "{\"tile_rowz\": [2]}"
+  TEXT "unknown knob" "tile_rowz")
