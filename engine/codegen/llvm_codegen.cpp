@@ -706,7 +706,11 @@ private:
   /// 14-wide depthwise convolution); masked, it is one zmm operation.
   /// MobileNetV2's 384- and 576-channel depthwise layers at 14x14 went from
   /// 0.071 to 0.047 ms and from 0.117 to 0.071 ms (docs/benchmarks.md,
-  /// "Session 12").
+  /// "Session 12"). Such a loop is kept rolled until the vectorizer has run,
+  /// as whole-vector loops are: else LLVM may unroll it first and vectorize
+  /// the loop around it instead, with gathers (the 960x7x7 depthwise layer
+  /// with its bias and clip epilogue, rows of 7 into a local accumulator:
+  /// 5 rows vectorized with gathers, 0.104 -> 0.034 ms a call once kept).
   llvm::MDNode* loopMetadata(ForKind kind, int64_t constExtent = -1, bool maskTail = false) {
     std::vector<llvm::Metadata*> props;
     if (kind == ForKind::Unrolled) {
@@ -727,7 +731,7 @@ private:
             llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.width"),
                                      llvm::ConstantAsMetadata::get(b_.getInt32(width))}));
       }
-      if (constExtent > 0 && constExtent % vectorUnit_ == 0 && constExtent <= 128) {
+      if (maskTail || (constExtent > 0 && constExtent % vectorUnit_ == 0 && constExtent <= 128)) {
         props.push_back(
             llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
         auto* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});

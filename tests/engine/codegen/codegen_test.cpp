@@ -407,6 +407,57 @@ TEST(Codegen, ShortVectorLoopsGetAMaskedTailWhereTheMachineHasMasks) {
   }
 }
 
+TEST(Codegen, AShortMaskedRowLoopStaysTheVectorizedLoop) {
+  // MobileNetV2's 960x7x7 depthwise convolution with its bias and clip, as
+  // the default schedule lowers it: per channel, rows r of a 9-wide padded
+  // plane P into a 7-float local accumulator row, then the clipped row out.
+  //   for r in 0..5: for c vectorized(7):
+  //     acc[c] = 0; acc[c] += P[r * 9 + c + t] * w[t] (t < 9); Y[r * 7 + c] = clip(acc[c] + b)
+  // Before the short loop was kept rolled until the vectorizer ran, LLVM
+  // unrolled c first and then vectorized r across rows, five lanes of gathers
+  // (3x slower: 0.104 against 0.034 ms a call in the model).
+  const int64_t R = 5, C = 7, T = 9;
+  auto P = makeBuffer("P", DataType::Float32(), {intImm(R * 9 + 20)}),
+       W = makeBuffer("W", DataType::Float32(), {intImm(T)}),
+       B = makeBuffer("B", DataType::Float32(), {intImm(1)}),
+       Y = makeBuffer("Y", DataType::Float32(), {intImm(R * C)});
+  auto acc = makeBuffer("acc", DataType::Float32(), {intImm(C)}, "local");
+  auto r = primVar("r"), c = primVar("c");
+  std::vector<Stmt> body{store(acc, floatImm(0.0), {c})};
+  for (int64_t t = 0; t < T; ++t) {
+    PrimExpr tap = load(P, {r * intImm(9) + c + intImm(t / 3 * 9 + t % 3)}) * load(W, {intImm(t)});
+    body.push_back(store(acc, load(acc, {c}) + tap, {c}));
+  }
+  PrimExpr v = load(acc, {c}) + load(B, {intImm(0)});
+  body.push_back(store(Y, min(max(v, floatImm(0.0)), floatImm(6.0)), {r * intImm(C) + c}));
+  auto fn =
+      primFunc({bufParam(P), bufParam(W), bufParam(B), bufParam(Y)},
+               make<Allocate>(acc, loop(r, intImm(R),
+                                        loop(c, intImm(C), seqStmt(body), ForKind::Vectorized))));
+  codegen::CodegenOptions opts;
+  opts.triple = "x86_64-unknown-linux-gnu";
+  opts.cpu = "skylake-avx512";
+  std::string ir = codegen::emitLLVMIR({{"dw", fn}}, opts);
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("masked.store"), std::string::npos) << ir;
+  // And the values, on this machine.
+  auto m = compileForHost({{"dw", fn}});
+  Tensor p =
+      filled(DataType::Float32(), {R * 9 + 20}, [](int64_t k) { return 0.1 * double(k % 13); });
+  Tensor w = filled(DataType::Float32(), {T}, [](int64_t k) { return 0.5 - 0.1 * double(k); });
+  Tensor b = filled(DataType::Float32(), {1}, [](int64_t) { return 0.25; });
+  Tensor y(DataType::Float32(), {R * C});
+  callKernel(*m, "dw", {&p, &w, &b, &y});
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j) {
+      float a = 0;
+      for (int64_t t = 0; t < T; ++t)
+        a += p.dataAs<float>()[i * 9 + j + t / 3 * 9 + t % 3] * w.dataAs<float>()[t];
+      EXPECT_NEAR(y.getDouble(i * C + j), std::min(std::max(a + 0.25f, 0.0f), 6.0f), 1e-5)
+          << i << " " << j;
+    }
+}
+
 TEST(Codegen, RowsOfATileAtConstantDistancesAreAllVectorized) {
   // BERT's attention product probs x V ([4 heads, 128, 128] x [4, 128, 64])
   // as the default schedule lowers it for two cores: a fused parallel loop f
