@@ -715,10 +715,10 @@ private:
   /// 6 strided interior columns of the 576-channel 3x3/2 depthwise layer
   /// (14x14 -> 7x7) were unrolled and the 7 rows vectorized, gathers in and
   /// scatters out (0.080 -> 0.035 ms a call; in MobileNetV2 0.17 -> 0.06).
-  /// Longer strided loops keep LLVM's own unrolling: kept rolled at 28 and
-  /// 55 iterations they showed no gain in the strided depthwise layers
-  /// (bench_onnx 144x56x56 3x3/2 0.12 ms either way), and no run of this
-  /// rule's wider variants was clean enough to tell a loss from the drift.
+  /// Longer strided loops keep LLVM's own unrolling: kept rolled up to 63
+  /// iterations they showed no gain beyond these kernels' drift from one
+  /// process to the next (the 144x56x56 3x3/2 depthwise layer took 0.090
+  /// or 0.121 ms in separate runs of either build).
   llvm::MDNode* loopMetadata(ForKind kind, int64_t constExtent = -1, bool maskTail = false) {
     std::vector<llvm::Metadata*> props;
     if (kind == ForKind::Unrolled) {

@@ -64,7 +64,7 @@ struct MachineModel {
   /// (AVX2, SSE, NEON: a scattered vector store is one scalar store per
   /// lane) or where it is slow (AMD Zen 4 and 5: the packed convolution's
   /// blocked-to-NCHW store, 14 scatters per 7 x 32 tile, made the RGB
-  /// stems 8-35 % slower than the wide form: docs/benchmarks.md, session
+  /// stems 6-34 % slower than the wide form: docs/benchmarks.md, session
   /// 18). The generic x86-64-v4 level counts as fast (the measurements the
   /// older rules were made with were Intel's). SchedulePolicy::forMachine
   /// derives packedConvMinChannels from it.

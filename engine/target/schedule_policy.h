@@ -132,12 +132,14 @@ struct SchedulePolicy {
   /// conv + bias + relu alone (bench_onnx, three rounds alternated, min
   /// ms, wide / packed): ResNet's 7x7/2 2.57-2.84 / 2.91-3.05 on one
   /// thread, 1.24-1.41 / 1.53-1.94 on two; MobileNetV2's 3x3/2 0.30-0.34 /
-  /// 0.40-0.50 on one.
+  /// 0.40-0.50 on one. In whole models the difference is within the
+  /// drift (MobileNetV2's stem kernel 0.75-0.84 ms wide, 0.70-0.76 packed).
   int packedConvMinChannels = 0;
   /// A 1x1 convolution over fewer input channels than this keeps the wide
   /// form on every machine (32x28x28 -> 192 measured as fast wide; 1x1
-  /// kernels over 64 and 96 channels measured 15-20 % faster packed in a
-  /// model, where bench_kernels' bare kernels had them faster wide).
+  /// kernels over 64 and 96 channels measured 3-21 % faster packed with
+  /// their bias and relu, where bench_kernels' bare kernels had them faster
+  /// wide).
   int packed1x1MinChannels = 64;
   /// Factor a row reduction (softmax's max and sum, layer norm's sums:
   /// the reduction runs along the input's contiguous axis, the output's

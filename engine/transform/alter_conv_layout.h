@@ -26,7 +26,8 @@
 //    prefetches: ResNet's 7x7/2 125-128 -> 150-155 and MobileNetV2's 3x3/2
 //    64-66 -> 78-79 GFLOP/s in bench_kernels), 16 elsewhere (AMD Zen 4,
 //    AVX2), where the packed tile's blocked-to-NCHW scatter costs more:
-//    session 18 on the EPYC measured the stems 8-35 % faster wide;
+//    session 18 on the EPYC measured the stems 6-34 % faster wide alone
+//    (within the drift in whole models);
 //  - not a stride-1 convolution over an image at least 56 wide, where the
 //    wide form wastes few lanes (56 of 58) and measured faster.
 // Figures: docs/benchmarks.md, "Convolutions: output channels as lanes".
