@@ -31,6 +31,9 @@ struct BlockCache {
   };
   std::vector<Block> blocks; // oldest first
   int64_t held = 0;
+  // Reserved up front: give() never allocates, so unity_free (called from
+  // generated code, through a C frame) cannot throw.
+  BlockCache() { blocks.reserve(kMaxCachedBlocks); }
   ~BlockCache() {
     for (auto& b : blocks)
       std::free(b.base);
