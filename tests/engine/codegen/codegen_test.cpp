@@ -407,6 +407,14 @@ TEST(Codegen, ShortVectorLoopsGetAMaskedTailWhereTheMachineHasMasks) {
   }
 }
 
+/// fn's optimized LLVM IR for an AVX-512 x86-64 CPU (whatever the host).
+std::string avx512IR(const std::string& name, const PrimFuncRef& fn) {
+  codegen::CodegenOptions opts;
+  opts.triple = "x86_64-unknown-linux-gnu";
+  opts.cpu = "skylake-avx512";
+  return codegen::emitLLVMIR({{name, fn}}, opts);
+}
+
 TEST(Codegen, AShortMaskedRowLoopStaysTheVectorizedLoop) {
   // MobileNetV2's 960x7x7 depthwise convolution with its bias and clip, as
   // the default schedule lowers it: per channel, rows r of a 9-wide padded
@@ -434,10 +442,7 @@ TEST(Codegen, AShortMaskedRowLoopStaysTheVectorizedLoop) {
       primFunc({bufParam(P), bufParam(W), bufParam(B), bufParam(Y)},
                make<Allocate>(acc, loop(r, intImm(R),
                                         loop(c, intImm(C), seqStmt(body), ForKind::Vectorized))));
-  codegen::CodegenOptions opts;
-  opts.triple = "x86_64-unknown-linux-gnu";
-  opts.cpu = "skylake-avx512";
-  std::string ir = codegen::emitLLVMIR({{"dw", fn}}, opts);
+  std::string ir = avx512IR("dw", fn);
   EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
   EXPECT_NE(ir.find("masked.store"), std::string::npos) << ir;
   // And the values, on this machine.
@@ -478,10 +483,7 @@ TEST(Codegen, AShortStridedRowLoopStaysTheVectorizedLoop) {
   }
   auto fn = primFunc({bufParam(X), bufParam(W), bufParam(Y)},
                      loop(r, intImm(R), loop(c, intImm(C), seqStmt(body), ForKind::Vectorized)));
-  codegen::CodegenOptions opts;
-  opts.triple = "x86_64-unknown-linux-gnu";
-  opts.cpu = "skylake-avx512";
-  std::string ir = codegen::emitLLVMIR({{"dws2", fn}}, opts);
+  std::string ir = avx512IR("dws2", fn);
   EXPECT_EQ(ir.find("masked.scatter"), std::string::npos) << ir;
   auto m = compileForHost({{"dws2", fn}});
   Tensor x = filled(DataType::Float32(), {16 * 14}, [](int64_t k) { return 0.1 * double(k % 11); });
@@ -524,10 +526,7 @@ TEST(Codegen, RowsOfATileAtConstantDistancesAreAllVectorized) {
   auto fn = primFunc(
       {bufParam(A), bufParam(B), bufParam(C)},
       loop(f, intImm(F), seqStmt({zero, loop(k, intImm(K), seqStmt(rows))}), ForKind::Parallel));
-  codegen::CodegenOptions opts;
-  opts.triple = "x86_64-unknown-linux-gnu";
-  opts.cpu = "skylake-avx512";
-  std::string ir = codegen::emitLLVMIR({{"tile", fn}}, opts);
+  std::string ir = avx512IR("tile", fn);
   EXPECT_EQ(ir.find("store float "), std::string::npos) << ir;
   EXPECT_NE(ir.find("store <16 x float>"), std::string::npos) << ir;
   // Values on this machine.
