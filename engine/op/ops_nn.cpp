@@ -233,6 +233,39 @@ DeduceFn convolution(size_t k, bool transpose) {
   };
 }
 
+/// nn.conv2d_winograd(data [N, C, H, W], weight [a*a, C, K], matrices
+/// [2a - 2, a]): a 3x3 stride-1 convolution as F(m x m, 3 x 3), m = a - 2
+/// (transform::winogradConv's output; the weight already transformed).
+StructInfo deduceConv2dWinograd(const Call& call, const DeduceContext& ctx) {
+  const TensorSInfo& x = tensorArg(call, ctx, 0);
+  const TensorSInfo& w = tensorArg(call, ctx, 1);
+  const TensorSInfo& t = tensorArg(call, ctx, 2);
+  requireRank(call, ctx, x, 0, 4, "data NCHW");
+  requireRank(call, ctx, w, 1, 3, "transformed weight [a*a, C, K]");
+  requireRank(call, ctx, t, 2, 2, "transform matrices [2a - 2, a]");
+  DataType dtype = unifyDType(call, ctx, unifyDType(call, ctx, x.dtype, w.dtype), t.dtype);
+  if (!dtype.isVoid() && !dtype.isFloat())
+    fail(call, ctx, "requires float tensors, got " + dtype.str());
+  std::vector<int64_t> before, after;
+  padding(call, ctx, 2, before, after);
+  if (!x.shape || !w.shape || !t.shape)
+    return tensorSInfo(dtype, 4);
+  auto a = asConstInt(dim(t, 1)), rows = asConstInt(dim(t, 0));
+  if (!a || !rows || *a < 4 || *rows != 2 * *a - 2)
+    fail(call, ctx,
+         "the transform matrices must be a constant [2a - 2, a] with a >= 4 (B^T's a rows, then "
+         "A^T's a - 2), got [" +
+             primExprStr(dim(t, 0)) + ", " + primExprStr(dim(t, 1)) + "]");
+  requireEqualDim(call, ctx, dim(w, 0), intImm(*a * *a),
+                  "the weight's dimension 0 must be a * a = " + std::to_string(*a * *a));
+  requireEqualDim(call, ctx, dim(x, 1), dim(w, 1), "input channels differ from weight dimension 1");
+  std::vector<PrimExpr> shape{dim(x, 0), dim(w, 2)};
+  for (int i = 0; i < 2; ++i)
+    shape.push_back(
+        windowOut(call, ctx, dim(x, 2 + i), intImm(3), before[i] + after[i], 1, 1, false, i));
+  return tensorOf(dtype, std::move(shape));
+}
+
 std::vector<AttrSpec> convAttrs(size_t k, bool transpose) {
   std::string spatial = spatialLayout(k);
   std::vector<int64_t> ones(k, 1), zeros(2 * k, 0);
@@ -407,6 +440,16 @@ void registerNNOps() {
               convolution(2, false),
               "2-D convolution, NCHW data, OIHW weight (or packed OIHW<b>o: [O/b, I, KH, KW, b], "
               "groups 1)"});
+  registerOp({"nn.conv2d_winograd",
+              3,
+              3,
+              OpPattern::OutEWiseFusable,
+              {{"padding", Type::Ints, false, std::vector<int64_t>{0, 0, 0, 0},
+                "[top, left, bottom, right] (or 1 or 2 values)"}},
+              deduceConv2dWinograd,
+              "3x3 stride-1 convolution by Winograd F(m x m, 3 x 3): NCHW data, the weight "
+              "transformed to [a*a, C, K] (a = m + 2), then B^T (a x a) and A^T (m x a) stacked "
+              "as [2a - 2, a] (WinogradConv's output)"});
   registerOp({"nn.conv2d_transpose", 2, 2, OpPattern::OutEWiseFusable, convAttrs(2, true),
               convolution(2, true), "transposed 2-D convolution, NCHW data, IOHW weight"});
   registerOp({"nn.conv3d", 2, 2, OpPattern::OutEWiseFusable, convAttrs(3, false),

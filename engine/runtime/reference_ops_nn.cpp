@@ -232,6 +232,75 @@ RefValue conv2d(const OpCall& c) {
   return conv2dNCHW(c, x, w, window(c, 2), c.attrInt("groups"), outDType(c, x));
 }
 
+/// nn.conv2d_winograd by its definition, in double: per image, tile and
+/// point e of the a x a transform, V = B^T d B per channel, M = sum_c V U,
+/// the m x m outputs A^T M A (those inside the image).
+RefValue conv2dWinograd(const OpCall& c) {
+  const Tensor &x = c.tensor(0), &u = c.tensor(1), &t = c.tensor(2);
+  if (x.ndim() != 4 || u.ndim() != 3 || t.ndim() != 2 || x.dtype() != u.dtype() ||
+      x.dtype() != t.dtype())
+    c.fail("needs NCHW data, a [a*a, C, K] weight and [2a - 2, a] matrices of one dtype");
+  int64_t A = t.shape()[1], m = A - 2;
+  if (A < 4 || t.shape()[0] != 2 * A - 2 || u.shape()[0] != A * A || u.shape()[1] != x.shape()[1])
+    c.fail("the weight must be [a*a, C, K] and the matrices [2a - 2, a]");
+  Window p{{1, 1}, {1, 1}, {}, {}};
+  auto pads = c.attrInts("padding");
+  if (pads.size() == 1)
+    pads.assign(4, pads[0]);
+  else if (pads.size() == 2)
+    pads.insert(pads.end(), pads.begin(), pads.end());
+  if (pads.size() != 4)
+    c.fail("attribute 'padding' needs 1, 2 or 4 values");
+  p.before = {pads[0], pads[1]};
+  p.after = {pads[2], pads[3]};
+  int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], K = u.shape()[2];
+  int64_t OH = H + p.before[0] + p.after[0] - 2, OW = W + p.before[1] + p.after[1] - 2;
+  if (OH <= 0 || OW <= 0)
+    c.fail("the window is larger than the padded input");
+  auto T = [&](int64_t r, int64_t col) { return at(t, {r, col}); };
+  Tensor out(x.dtype(), {N, K, OH, OW});
+  std::vector<double> v(C * A * A), tmp(A * A), mk(A * A);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ty = 0; ty * m < OH; ++ty)
+      for (int64_t tx = 0; tx * m < OW; ++tx) {
+        for (int64_t ci = 0; ci < C; ++ci) {
+          auto d = [&](int64_t i, int64_t j) {
+            int64_t h = ty * m + i - p.before[0], w = tx * m + j - p.before[1];
+            return h < 0 || h >= H || w < 0 || w >= W ? 0.0 : at(x, {n, ci, h, w});
+          };
+          for (int64_t r = 0; r < A; ++r)
+            for (int64_t j = 0; j < A; ++j) {
+              tmp[r * A + j] = 0;
+              for (int64_t i = 0; i < A; ++i)
+                tmp[r * A + j] += T(r, i) * d(i, j);
+            }
+          for (int64_t r = 0; r < A; ++r)
+            for (int64_t q = 0; q < A; ++q) {
+              double s = 0;
+              for (int64_t j = 0; j < A; ++j)
+                s += tmp[r * A + j] * T(q, j);
+              v[ci * A * A + r * A + q] = s;
+            }
+        }
+        for (int64_t k = 0; k < K; ++k) {
+          for (int64_t e = 0; e < A * A; ++e) {
+            mk[e] = 0;
+            for (int64_t ci = 0; ci < C; ++ci)
+              mk[e] += v[ci * A * A + e] * at(u, {e, ci, k});
+          }
+          for (int64_t y = 0; y < m && ty * m + y < OH; ++y)
+            for (int64_t z = 0; z < m && tx * m + z < OW; ++z) {
+              double s = 0;
+              for (int64_t r = 0; r < A; ++r)
+                for (int64_t q = 0; q < A; ++q)
+                  s += T(A + y, r) * mk[r * A + q] * T(A + z, q);
+              store(out, ravel({n, k, ty * m + y, tx * m + z}, out.shape()), s);
+            }
+        }
+      }
+  return out;
+}
+
 RefValue conv1d(const OpCall& c) {
   const Tensor& x = c.tensor(0);
   const Tensor& w = c.tensor(1);
@@ -612,6 +681,7 @@ void addNNOps(OpTable& t) {
   t["linear"] = dense;
   t["nn.conv1d"] = conv1d;
   t["nn.conv2d"] = conv2d;
+  t["nn.conv2d_winograd"] = conv2dWinograd;
   t["nn.conv2d_transpose"] = conv2dTranspose;
   t["nn.conv3d"] = [](const OpCall& c) { return convNd(c, 3, "NCDHW", "OIDHW"); };
   t["nn.conv3d_transpose"] = [](const OpCall& c) {

@@ -74,6 +74,8 @@ const std::vector<Knob>& knobs() {
       knob("row_reductions", &SchedulePolicy::rowReductions),
       knob("packed_1x1_min_channels", &SchedulePolicy::packed1x1MinChannels),
       knob("packed_conv_min_channels", &SchedulePolicy::packedConvMinChannels),
+      knob("winograd_tile", &SchedulePolicy::winogradTile),
+      knob("winograd_min_tiles", &SchedulePolicy::winogradMinTiles),
   };
   return k;
 }
@@ -95,6 +97,8 @@ SchedulePolicy SchedulePolicy::forMachine(const MachineModel& m) {
     p.reduceSliceBytes = std::max(2 * 1024, m.l1dBytes / 4);
   if (!m.fastScatter && p.vectorize)
     p.packedConvMinChannels = 16;
+  if (p.vectorize)
+    p.winogradTile = 4;
   if (m.l1dBytes == 0 && m.l2Bytes == 0) {
     p.reduceSplitAbove = 0;
     p.prefetchSlices = false;

@@ -141,6 +141,22 @@ struct SchedulePolicy {
   /// their bias and relu, where bench_kernels' bare kernels had them faster
   /// wide).
   int packed1x1MinChannels = 64;
+  // --- Winograd's algorithm for 3x3 stride-1 convolutions
+  // (transform::winogradConvChoice)
+  /// m of F(m x m, 3 x 3): 4 (4x fewer multiplies than the direct
+  /// convolution, 36 products per 16 outputs), 2 (2.25x), 0 for the direct
+  /// convolution. forMachine: 4 with vectors, 0 without (the transforms
+  /// are vector loops; a scalar machine keeps the direct form, whose
+  /// rounding the tests of other targets compare against).
+  int winogradTile = 0;
+  /// The fewest m x m tiles per image for which a convolution takes
+  /// Winograd's form. The a*a matrix products then have at least this many
+  /// rows; below it the transformed weight (a*a / 9 times the direct
+  /// weight: 37.7 MB for 512 x 512 channels at m = 4) is read for too few
+  /// rows. 16: ResNet's 14x14 layers (4 x 4 tiles) take it, the 7x7 ones
+  /// (2 x 2) keep the direct form; measured in docs/benchmarks.md
+  /// "Session 19".
+  int winogradMinTiles = 16;
   /// Factor a row reduction (softmax's max and sum, layer norm's sums:
   /// the reduction runs along the input's contiguous axis, the output's
   /// contiguous loop would read it a whole row apart per lane) along its

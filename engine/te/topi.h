@@ -103,6 +103,16 @@ Tensor conv2d(const Tensor& data, const Tensor& weight, const Conv2dParams& p = 
 /// lanes) and copied to NCHW.
 Tensor conv2dBlocked(const Tensor& data, const Tensor& weight, const Conv2dParams& p = {},
                      const std::string& name = "conv2d_nchw");
+/// A 3x3 stride-1 convolution by Winograd's minimal filtering F(m x m, 3 x 3)
+/// (Lavin and Gray, 2015): NCHW data, the weight already transformed
+/// (U = G g G^T per filter, [a*a, C, K], a = m + 2) and the transform
+/// matrices B^T (a x a) and A^T (m x a) stacked as `matrices` [2a - 2, a].
+/// Five stages: the input tiles (a x a, stride m, zero padding), V = B^T d
+/// B in two passes, the batched matrix product M[e] = V[e] U[e] over the
+/// channels for each of the a*a points e, and Y = A^T M A in two passes.
+/// padding: top, left, bottom, right (1 or 2 values: symmetric).
+Tensor conv2dWinograd(const Tensor& data, const Tensor& weight, const Tensor& matrices,
+                      std::vector<int64_t> padding, const std::string& name = "conv2d_winograd");
 /// NCW data, OIW weight; padding {left, right} (1 value: symmetric).
 Tensor conv1d(const Tensor& data, const Tensor& weight, int64_t stride = 1,
               std::vector<int64_t> padding = {0, 0}, int64_t dilation = 1, int64_t groups = 1,

@@ -555,6 +555,104 @@ Tensor conv2dBlocked(const Tensor& data, const Tensor& weight, const Conv2dParam
       name);
 }
 
+Tensor conv2dWinograd(const Tensor& data, const Tensor& weight, const Tensor& matrices,
+                      std::vector<int64_t> padding, const std::string& name) {
+  requireDefined(data, name, "data");
+  requireDefined(weight, name, "weight");
+  requireDefined(matrices, name, "matrices");
+  if (data.ndim() != 4 || weight.ndim() != 3 || matrices.ndim() != 2)
+    fail(name, "expects NCHW data, a [a*a, C, K] weight and [2a - 2, a] matrices, got " +
+                   shapeStr(data.shape()) + ", " + shapeStr(weight.shape()) + " and " +
+                   shapeStr(matrices.shape()));
+  if (!(data.dtype() == weight.dtype()) || !(data.dtype() == matrices.dtype()))
+    fail(name, "data, weight and matrices dtypes differ");
+  auto a = asConstInt(matrices.shape()[1]);
+  if (!a || *a < 4 || !isConstInt(matrices.shape()[0], 2 * *a - 2) ||
+      !isConstInt(weight.shape()[0], *a * *a))
+    fail(name, "needs constant [2a - 2, a] matrices (a >= 4) and a [a*a, C, K] weight, got " +
+                   shapeStr(matrices.shape()) + " and " + shapeStr(weight.shape()));
+  checkSameDim(data.shape()[1], weight.shape()[1], name, "input channels and weight channels");
+  padding = expandPadding(padding, 2, name);
+  const int64_t A = *a, m = A - 2;
+  const PrimExpr N = data.shape()[0], C = data.shape()[1], H = data.shape()[2], W = data.shape()[3],
+                 K = weight.shape()[2];
+  PrimExpr OH = outExtent(H, padding[0], padding[2], 1, i64(3), 1, name);
+  PrimExpr OW = outExtent(W, padding[1], padding[3], 1, i64(3), 1, name);
+  PrimExpr TH = simp(floordiv(OH + (m - 1), i64(m))), TW = simp(floordiv(OW + (m - 1), i64(m)));
+  PrimExpr tiles = simp(TH * TW), P = simp(N * tiles);
+  // xt[n, h, w, c]: the input zero-padded to whole tiles, channels
+  // innermost, so that every later stage reads and writes along channels
+  // (NCHW would have the tile stages gather a whole image apart per lane).
+  PrimExpr PH = simp(TH * m + 2), PW = simp(TW * m + 2);
+  Tensor xt = compute(
+      {N, PH, PW, C},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr h = i[1] - padding[0], w = i[2] - padding[1];
+        PrimExpr inside =
+            logicalAnd(logicalAnd(ge(h, i64(0)), lt(h, H)), logicalAnd(ge(w, i64(0)), lt(w, W)));
+        return select(inside, data({i[0], i[3], clampIndex(h, H), clampIndex(w, W)}),
+                      cst(data.dtype(), 0.0));
+      },
+      name + "_nhwc");
+  // B^T d: t1[u, j, p, c] = sum_i BT[u, i] d[p, i, j, c], d[p] the a x a
+  // tile of p (image n, tile row ty, column tx) at rows ty * m + i.
+  ReduceAxis ri = reduceAxis(i64(A), "ri");
+  Tensor t1 = compute(
+      {i64(A), i64(A), P, C},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr n = floordiv(i[2], tiles), t = floormod(i[2], tiles);
+        return te::sum(matrices({i[0], ri.var}) *
+                           xt({n, floordiv(t, TW) * m + ri.var, floormod(t, TW) * m + i[1], i[3]}),
+                       {ri});
+      },
+      name + "_bt_d");
+  // (B^T d) B: v[u * a + w, p, c] = sum_j t1[u, j, p, c] BT[w, j].
+  ReduceAxis rj = reduceAxis(i64(A), "rj");
+  Tensor v = compute(
+      {i64(A * A), P, C},
+      [&](const std::vector<PrimExpr>& i) {
+        return te::sum(t1({floordiv(i[0], i64(A)), rj.var, i[1], i[2]}) *
+                           matrices({floormod(i[0], i64(A)), rj.var}),
+                       {rj});
+      },
+      name + "_v");
+  // The a*a independent products over the channels: M[e] = V[e] U[e].
+  ReduceAxis rc = reduceAxis(C, "rc");
+  Tensor prod = compute(
+      {i64(A * A), P, K},
+      [&](const std::vector<PrimExpr>& i) {
+        return te::sum(v({i[0], i[1], rc.var}) * weight({i[0], rc.var, i[2]}), {rc});
+      },
+      name + "_gemm");
+  // A^T M: o1[y, w, p, k] = sum_u AT[y, u] M[u * a + w, p, k].
+  ReduceAxis ru = reduceAxis(i64(A), "ru");
+  Tensor o1 = compute(
+      {i64(m), i64(A), P, K},
+      [&](const std::vector<PrimExpr>& i) {
+        return te::sum(matrices({i64(A) + i[0], ru.var}) * prod({ru.var * A + i[1], i[2], i[3]}),
+                       {ru});
+      },
+      name + "_at_m");
+  // (A^T M) A with output channels innermost: z[n, y, x, k] = sum_w o1[y %
+  // m, w, p, k] AT[x % m, w], p the tile of (y, x), over whole tiles.
+  ReduceAxis rw = reduceAxis(i64(A), "rw");
+  Tensor z = compute(
+      {N, simp(TH * m), simp(TW * m), K},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr p = i[0] * tiles + floordiv(i[1], i64(m)) * TW + floordiv(i[2], i64(m));
+        return te::sum(o1({floormod(i[1], i64(m)), rw.var, p, i[3]}) *
+                           matrices({i64(A) + floormod(i[2], i64(m)), rw.var}),
+                       {rw});
+      },
+      name + "_nhwc_out");
+  return compute(
+      {N, K, OH, OW},
+      [&](const std::vector<PrimExpr>& i) {
+        return z({i[0], i[2], i[3], i[1]});
+      },
+      name);
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name) {
   requireDefined(a, name, "lhs");
   requireDefined(b, name, "rhs");

@@ -54,6 +54,40 @@ unity::Tensor packConvWeight(const unity::Tensor& w, int64_t b);
 ir::IRModule alterConvLayout(const ir::IRModule& m, const ir::Attrs& config = {});
 PassRef alterConvLayoutPass();
 
+// WinogradConv: a 3x3 stride-1 convolution with a constant weight becomes
+// nn.conv2d_winograd, Winograd's minimal filtering F(m x m, 3 x 3): the
+// a*a (a = m + 2) points of each m x m output tile are a*a independent
+// matrix products over the channels, [tiles, C] x [C, K], with the weight
+// transformed at compile time (U = G g G^T, [a*a, C, K]); per output
+// 9 / (m + 2)^2 * m^2 the multiplies of the direct convolution (F(4x4):
+// 36 against 144, 4x fewer; F(2x2): 2.25x), plus the input and output
+// transforms. Rewritten when (winogradConvChoice): float32 NCHW data and
+// OIHW weight, groups 1, dilation 1, constant sizes, the policy's
+// winogradTile m is 2 or 4 (0: off), C and K at least the vector lanes,
+// and the output has at least policy.winogradMinTiles m x m tiles per
+// image. It runs before AlterConvLayout, which packs what is left. The
+// PassContext config "relax.winograd_conv" = false turns it off. Figures:
+// docs/benchmarks.md, "Session 19".
+
+/// m (2 or 4) of F(m x m, 3 x 3) for a convolution of C input and O output
+/// channels, a KH x KW kernel, strides, dilations and an OH x OW output
+/// under `policy`; 0 to keep the direct convolution. Throws unity::Error
+/// when policy.winogradTile is not 0, 2 or 4.
+int64_t winogradConvChoice(int64_t C, int64_t O, int64_t KH, int64_t KW, int64_t strideH,
+                           int64_t strideW, int64_t dilationH, int64_t dilationW, int64_t OH,
+                           int64_t OW, const target::SchedulePolicy& policy);
+
+/// An OIHW float32 [K, C, 3, 3] weight transformed for F(m x m, 3 x 3):
+/// [a*a, C, K], element [r * a + q, c, k] = (G g_kc G^T)[r, q] (computed in
+/// double), a = m + 2.
+unity::Tensor winogradWeight(const unity::Tensor& w, int64_t m);
+/// B^T (a x a) over A^T (m x a) as one float32 [2a - 2, a] tensor, the
+/// third operand of nn.conv2d_winograd.
+unity::Tensor winogradMatrices(int64_t m);
+
+ir::IRModule winogradConv(const ir::IRModule& m, const ir::Attrs& config = {});
+PassRef winogradConvPass();
+
 // AlterMatmulLayout: the same for a matmul whose rhs is a constant [K, N]
 // matrix (every projection of a transformer, a classifier's weight): packed
 // at compile time in column panels of V = maxTileVectors x vectorLanes

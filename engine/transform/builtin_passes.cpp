@@ -56,6 +56,10 @@ void registerBuiltinPasses() {
                 "fold an inference batch norm into the constant weight of the conv2d it follows "
                 "(a per-channel scale and bias)",
                 foldBatchNormPass});
+  registerPass({"WinogradConv", PassLevel::Graph,
+                "3x3 stride-1 convolutions with a constant weight as Winograd F(m x m, 3 x 3) "
+                "(nn.conv2d_winograd, the weight transformed) where the policy asks for it",
+                winogradConvPass});
   registerPass({"AlterConvLayout", PassLevel::Graph,
                 "pack constant conv2d weights with output channels innermost (OIHW<b>o) where "
                 "that form is faster on the target",
@@ -124,32 +128,15 @@ void registerBuiltinPasses() {
 
   registerPipeline({"default",
                     "the default lowering for the llvm target",
-                    {"Normalize",
-                     "FoldConstant",
-                     "CanonicalizeBindings",
-                     "DeadCodeElimination",
-                     "FoldBatchNorm",
-                     "AlterConvLayout",
-                     "AlterMatmulLayout",
-                     "LegalizeOps",
-                     "AnnotateOpPattern",
-                     "FuseOps",
-                     "FuseTIR",
-                     "DeadCodeElimination",
-                     "DefaultSchedule",
-                     "LowerBlocks",
-                     "InjectPrefetch",
-                     "Simplify",
-                     "SkipPaddingTaps",
-                     "PartitionLoops",
-                     "StorageRewrite",
-                     "PromoteAccumulators",
-                     "FlattenBuffers",
-                     "LowerIntrinsics",
-                     "UnrollLoops",
-                     "VectorizeLoops",
-                     "MakePackedAPI",
-                     "LowerToExecutor"}});
+                    {"Normalize",           "FoldConstant",      "CanonicalizeBindings",
+                     "DeadCodeElimination", "FoldBatchNorm",     "WinogradConv",
+                     "AlterConvLayout",     "AlterMatmulLayout", "LegalizeOps",
+                     "AnnotateOpPattern",   "FuseOps",           "FuseTIR",
+                     "DeadCodeElimination", "DefaultSchedule",   "LowerBlocks",
+                     "InjectPrefetch",      "Simplify",          "SkipPaddingTaps",
+                     "PartitionLoops",      "StorageRewrite",    "PromoteAccumulators",
+                     "FlattenBuffers",      "LowerIntrinsics",   "UnrollLoops",
+                     "VectorizeLoops",      "MakePackedAPI",     "LowerToExecutor"}});
 }
 
 } // namespace unity::transform

@@ -111,6 +111,9 @@ void addNNLegalizations(std::map<std::string, LegalizeFn>& t) {
                          a.attrInt("groups")};
     return Outs{block ? topi::conv2dBlocked(in[0], in[1], p) : topi::conv2d(in[0], in[1], p)};
   };
+  t["nn.conv2d_winograd"] = [](const LegalizeArgs& a) {
+    return Outs{topi::conv2dWinograd(a.inputs[0], a.inputs[1], a.inputs[2], a.attrInts("padding"))};
+  };
   t["nn.conv1d"] = [](const LegalizeArgs& a) {
     if (a.attrString("data_layout") != "NCW" || a.attrString("kernel_layout") != "OIW")
       return Outs{};

@@ -157,6 +157,15 @@ std::vector<OpCase> nnCases() {
                 "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=2)"});
   cs.push_back({"nn.conv2d", "x: " + F("n, 4, 5, 5") + ", w: " + F("4, 1, 3, 3"),
                 "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1], groups=4)"});
+  // Winograd's form with any weight and matrices (F(4x4): a = 6, F(2x2): a
+  // = 4): the compiled stages against the reference's definition, partial
+  // tiles at the bottom and right, a symbolic batch.
+  cs.push_back({"nn.conv2d_winograd",
+                "x: " + F("n, 3, 9, 7") + ", w: " + F("36, 3, 5") + ", t: " + F("10, 6"),
+                "R.nn.conv2d_winograd(x, w, t, padding=[1, 0, 1, 2])"});
+  cs.push_back({"nn.conv2d_winograd",
+                "x: " + F("n, 4, 6, 5") + ", w: " + F("16, 4, 3") + ", t: " + F("6, 4"),
+                "R.nn.conv2d_winograd(x, w, t)"});
   // A symbolic image (height, width or both; n = 2 and 5) takes the wide
   // form with symbolic rows (conv2dWideSymbolic) when each output sums at
   // least 27 products (or a 1x1 kernel over 24 channels or more).

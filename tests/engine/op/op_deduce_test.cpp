@@ -225,6 +225,30 @@ TEST(OpConv, Conv2dErrors) {
   EXPECT_NE(msg.find("'padding' needs"), std::string::npos) << msg;
 }
 
+TEST(OpConv, Conv2dWinograd) {
+  // F(4x4, 3x3): weight [36, C, K], matrices [10, 6]; a 3x3 window.
+  Attrs pad{{"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+  EXPECT_TRUE(hasShape(deduce("nn.conv2d_winograd",
+                              {tensor({2, 8, 14, 13}), tensor({36, 8, 16}), tensor({10, 6})}, pad),
+                       {2, 16, 14, 13}));
+  EXPECT_TRUE(hasShape(
+      deduce("nn.conv2d_winograd", {tensor({1, 8, 14, 13}), tensor({16, 8, 4}), tensor({6, 4})}),
+      {1, 4, 12, 11}));
+  std::string msg = deduceError("nn.conv2d_winograd",
+                                {tensor({1, 8, 14, 14}), tensor({36, 8, 16}), tensor({9, 6})});
+  EXPECT_NE(msg.find("R.nn.conv2d_winograd"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[2a - 2, a]"), std::string::npos) << msg;
+  msg = deduceError("nn.conv2d_winograd",
+                    {tensor({1, 8, 14, 14}), tensor({16, 8, 16}), tensor({10, 6})});
+  EXPECT_NE(msg.find("a * a = 36"), std::string::npos) << msg;
+  msg = deduceError("nn.conv2d_winograd",
+                    {tensor({1, 4, 14, 14}), tensor({36, 8, 16}), tensor({10, 6})});
+  EXPECT_NE(msg.find("input channels"), std::string::npos) << msg;
+  msg =
+      deduceError("nn.conv2d_winograd", {tensor({1, 8, 14, 14}), tensor({36, 8}), tensor({10, 6})});
+  EXPECT_NE(msg.find("rank 3, got 2"), std::string::npos) << msg;
+}
+
 TEST(OpConv, Conv2dPackedKernelLayout) {
   // OIHW16o: weight [O / 16, I, KH, KW, 16], O = 2 * 16.
   Attrs a{{"kernel_layout", std::string("OIHW16o")}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};

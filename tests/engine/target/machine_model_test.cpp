@@ -279,7 +279,9 @@ TEST(SchedulePolicy, JsonRoundTripsAndOverridesByName) {
                           "fuse_epilogues",
                           "flat_epilogue_min_reduction",
                           "packed_conv_min_channels",
-                          "packed_1x1_min_channels"})
+                          "packed_1x1_min_channels",
+                          "winograd_tile",
+                          "winograd_min_tiles"})
     EXPECT_NE(p.toJSON().find("\"" + key + "\""), std::string::npos) << key;
   for (std::string key :
        {"pack_reused_input", "pack_min_reuse", "pack_in_tile_loop", "reduce_slice_bytes"})

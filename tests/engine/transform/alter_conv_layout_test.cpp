@@ -264,3 +264,144 @@ TEST(AlterConvLayout, DeepPointwiseLayersReadTheirWeightInSlicesToo) {
     EXPECT_LT(maxAbsDiff(r.executable->runTensors({x}).at(0), want), 1e-4);
   }
 }
+
+// ------------------------------------------------------------ WinogradConv
+
+TEST(WinogradConv, ChoosesTheThreeByThreeStrideOneLayersWithEnoughTiles) {
+  auto p = transform::schedulePolicyFor(target::Target::parse(kAvx512));
+  EXPECT_EQ(p.winogradTile, 4);
+  // ResNet-18's 56, 28 and 14 wide layers (196, 49 and 16 tiles of 4x4).
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 1, 1, 56, 56, p), 4);
+  EXPECT_EQ(transform::winogradConvChoice(128, 128, 3, 3, 1, 1, 1, 1, 28, 28, p), 4);
+  EXPECT_EQ(transform::winogradConvChoice(256, 256, 3, 3, 1, 1, 1, 1, 14, 14, p), 4);
+  // The 7x7 layers (4 tiles), strides, other kernels, dilation, the RGB
+  // stem's 3 channels and output channels fewer than the lanes: direct.
+  EXPECT_EQ(transform::winogradConvChoice(512, 512, 3, 3, 1, 1, 1, 1, 7, 7, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(64, 128, 3, 3, 2, 2, 1, 1, 28, 28, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 1, 1, 1, 1, 1, 1, 56, 56, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 5, 5, 1, 1, 1, 1, 56, 56, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 2, 2, 56, 56, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(3, 64, 3, 3, 1, 1, 1, 1, 56, 56, p), 0);
+  EXPECT_EQ(transform::winogradConvChoice(64, 8, 3, 3, 1, 1, 1, 1, 56, 56, p), 0);
+  // A machine without vectors keeps the direct form.
+  auto m7 = transform::schedulePolicyFor(
+      target::Target::parse("llvm -mtriple=thumbv7em-none-eabi -mcpu=cortex-m7"));
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 1, 1, 56, 56, m7), 0);
+  // The knobs: F(2x2), fewer tiles, off; a tile size that does not exist.
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 1, 1, 56, 56,
+                                          p.withJSON(R"({"winograd_tile": 2})")),
+            2);
+  EXPECT_EQ(transform::winogradConvChoice(512, 512, 3, 3, 1, 1, 1, 1, 7, 7,
+                                          p.withJSON(R"({"winograd_min_tiles": 4})")),
+            4);
+  EXPECT_EQ(transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 1, 1, 56, 56,
+                                          p.withJSON(R"({"winograd_tile": 0})")),
+            0);
+  try {
+    transform::winogradConvChoice(64, 64, 3, 3, 1, 1, 1, 1, 56, 56,
+                                  p.withJSON(R"({"winograd_tile": 3})"));
+    ADD_FAILURE() << "winograd_tile 3 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("winograd_tile"), std::string::npos) << e.what();
+  }
+}
+
+TEST(WinogradConv, TheTransformsComputeTheCorrelationOfOneTile) {
+  // One channel, one filter: A^T [(G g G^T) . (B^T d B)] A is the 3x3
+  // correlation of the (m + 2) x (m + 2) tile d, computed here directly.
+  for (int64_t m : {2, 4}) {
+    SCOPED_TRACE(m);
+    int64_t a = m + 2;
+    unity::Tensor g = randomTensor({1, 1, 3, 3}, 3), d = randomTensor({a, a}, 4);
+    unity::Tensor u = transform::winogradWeight(g, m), t = transform::winogradMatrices(m);
+    ASSERT_EQ(u.shape(), (std::vector<int64_t>{a * a, 1, 1}));
+    ASSERT_EQ(t.shape(), (std::vector<int64_t>{2 * a - 2, a}));
+    auto T = [&](int64_t r, int64_t c) { return t.getDouble(r * a + c); };
+    std::vector<double> v(a * a), prod(a * a);
+    for (int64_t r = 0; r < a; ++r)
+      for (int64_t q = 0; q < a; ++q) {
+        double s = 0;
+        for (int64_t i = 0; i < a; ++i)
+          for (int64_t j = 0; j < a; ++j)
+            s += T(r, i) * d.getDouble(i * a + j) * T(q, j);
+        prod[r * a + q] = s * u.getDouble(r * a + q);
+      }
+    for (int64_t y = 0; y < m; ++y)
+      for (int64_t x = 0; x < m; ++x) {
+        double got = 0, want = 0;
+        for (int64_t r = 0; r < a; ++r)
+          for (int64_t q = 0; q < a; ++q)
+            got += T(a + y, r) * prod[r * a + q] * T(a + x, q);
+        for (int64_t i = 0; i < 3; ++i)
+          for (int64_t j = 0; j < 3; ++j)
+            want += d.getDouble((y + i) * a + x + j) * g.getDouble(i * 3 + j);
+        EXPECT_NEAR(got, want, 1e-4) << y << ", " << x;
+      }
+  }
+  EXPECT_THROW(transform::winogradWeight(randomTensor({4, 4, 5, 5}, 1), 4), Error);
+  EXPECT_THROW(transform::winogradWeight(randomTensor({4, 4, 3, 3}, 1), 3), Error);
+  EXPECT_THROW(transform::winogradMatrices(6), Error);
+}
+
+TEST(WinogradConv, RewritesTheConvolutionIntoTheTransformedForm) {
+  IRModule m = convModule({1, 64, 28, 28}, {32, 64, 3, 3}, "padding=[1, 1, 1, 1]", kAvx512);
+  IRModule w = transform::winogradConv(m);
+  std::vector<std::vector<int64_t>> operands;
+  bool direct = false;
+  postOrderVisit(as<Function>(w->lookup("main"))->body, [&](const Expr& e) {
+    auto* c = as<Call>(e);
+    auto* callee = c ? as<OpRef>(c->op) : nullptr;
+    direct = direct || (callee && callee->name == "nn.conv2d");
+    if (callee && callee->name == "nn.conv2d_winograd") {
+      for (size_t i = 1; i < c->args.size(); ++i)
+        operands.push_back(as<Constant>(c->args[i]) ? as<Constant>(c->args[i])->data.shape()
+                                                    : std::vector<int64_t>{});
+      EXPECT_EQ(c->attrs.getInts("padding"), (std::vector<int64_t>{1, 1, 1, 1}));
+    }
+  });
+  EXPECT_FALSE(direct);
+  ASSERT_EQ(operands.size(), 2u);
+  EXPECT_EQ(operands[0], (std::vector<int64_t>{36, 64, 32})); // the weight, F(4x4)
+  EXPECT_EQ(operands[1], (std::vector<int64_t>{10, 6}));      // B^T over A^T
+  // Off by the build's config; a stride-2 layer and a symbolic weight stay.
+  EXPECT_TRUE(sameNode(transform::winogradConv(m, Attrs{{"relax.winograd_conv", false}}), m));
+  IRModule strided =
+      convModule({1, 64, 28, 28}, {32, 64, 3, 3}, "strides=[2, 2], padding=[1, 1, 1, 1]", kAvx512);
+  EXPECT_TRUE(sameNode(transform::winogradConv(strided), strided));
+}
+
+TEST(WinogradConv, BuildComputesTheSameAsTheDirectConvolution) {
+  // Built for this machine with and without the pass, on the same input:
+  // odd image sizes that leave partial tiles, asymmetric and no padding,
+  // a batch of two, F(4x4) and F(2x2), each with the bias and relu after.
+  struct Case {
+    std::vector<int64_t> x, w;
+    std::string attrs, policy;
+  };
+  const Case cases[] = {
+      {{1, 16, 16, 16}, {16, 16, 3, 3}, "padding=[1, 1, 1, 1]", R"({"winograd_min_tiles": 1})"},
+      {{2, 32, 13, 11}, {48, 32, 3, 3}, "padding=[1, 0, 1, 1]", R"({"winograd_min_tiles": 1})"},
+      {{1, 16, 10, 9}, {32, 16, 3, 3}, "", R"({"winograd_tile": 2, "winograd_min_tiles": 1})"},
+  };
+  unsigned seed = 21;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.attrs + " " + c.policy);
+    IRModule m = convModule(c.x, c.w, c.attrs);
+    BuildOptions o;
+    o.target = "llvm -num-cores=1";
+    o.record = true;
+    o.config.set("tir.schedule_policy", c.policy);
+    auto r = build(m, o);
+    bool rewritten = false;
+    for (auto& rec : r.records)
+      rewritten = rewritten || (rec.name == "WinogradConv" && rec.changed);
+    EXPECT_TRUE(rewritten);
+    BuildOptions direct = o;
+    direct.record = false;
+    direct.disabledPasses = {"WinogradConv"};
+    auto x = randomTensor(c.x, seed++);
+    EXPECT_LT(maxAbsDiff(r.executable->runTensors({x}).at(0),
+                         build(m, direct).executable->runTensors({x}).at(0)),
+              1e-3);
+  }
+}
