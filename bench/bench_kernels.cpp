@@ -39,7 +39,9 @@
 //                                         e.g. '{"pack_reused_input": false}')
 //                      [--conv-form auto|wide]   auto: each conv row in the form a model
 //                                         build gives it (AlterConvLayout: weight packed
-//                                         OIHW<b>o, shown as "[32o]"); wide: never packed
+//                                         OIHW<b>o, shown as "[32o]"; WinogradConv:
+//                                         F(4x4, 3x3), "[F4]", GFLOP/s of the direct
+//                                         convolution's count); wide: never either
 //                      [--conv-shapes 'C,HW,F,K,S[,G];...']   these conv layers instead of
 //                                         the built-in rows (a model's layers: C input
 //                                         channels, an HW x HW image, F filters K x K,
@@ -423,28 +425,50 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   // packed with output channels innermost, at compile time) unless
   // --conv-form wide; the packed weight is made here, outside the timing,
   // as oneDNN's weights are reordered outside it.
-  int64_t blk = 0;
+  // Winograd's form (WinogradConv, F(m x m, 3 x 3)) where a model build
+  // takes it: the weight transformed here, outside the timing; GFLOP/s
+  // count the direct convolution's multiply-adds, so the column compares
+  // times.
+  int64_t blk = 0, wino = 0;
   if (gConvForm != "wide" && s.groups == 1) {
     auto policy = transform::schedulePolicyFor(
         target::Target::parse("llvm -num-cores=" + std::to_string(threads)));
     if (!gPolicy.empty())
       policy = policy.withJSON(gPolicy);
-    blk = transform::alterConvLayoutChoice(s.c, s.f, s.k, s.k, s.stride, s.stride, s.out(), policy);
+    wino = transform::winogradConvChoice(s.c, s.f, s.k, s.k, s.stride, s.stride, 1, 1, s.out(),
+                                         s.out(), policy);
+    if (!wino)
+      blk =
+          transform::alterConvLayoutChoice(s.c, s.f, s.k, s.k, s.stride, s.stride, s.out(), policy);
   }
   if (blk)
     W = te::placeholder({intImm(s.f / blk), intImm(cg), intImm(s.k), intImm(s.k), intImm(blk)},
                         DataType::Float32(), "W");
-  auto Y = blk ? te::topi::conv2dBlocked(X, W, p, "conv") : te::topi::conv2d(X, W, p, "conv");
-  auto fn = te::createPrimFunc({X, W, Y});
+  te::Tensor T;
+  if (wino) {
+    W = te::placeholder({intImm((wino + 2) * (wino + 2)), intImm(cg), intImm(s.f)},
+                        DataType::Float32(), "W");
+    T = te::placeholder({intImm(2 * wino + 2), intImm(wino + 2)}, DataType::Float32(), "T");
+  }
+  auto Y = wino  ? te::topi::conv2dWinograd(X, W, T, p.padding, "conv")
+           : blk ? te::topi::conv2dBlocked(X, W, p, "conv")
+                 : te::topi::conv2d(X, W, p, "conv");
+  auto fn = te::createPrimFunc(wino ? std::vector<te::Tensor>{X, W, T, Y}
+                                    : std::vector<te::Tensor>{X, W, Y});
   auto curve = tuneKernel(fn, threads, convLabel(s));
   auto exe = buildOurs(transform::moduleCallingPrimFunc(fn), threads, true, true);
   auto x = randomTensor({1, s.c, s.hw, s.hw}, 3), w = randomTensor({s.f, cg, s.k, s.k}, 4);
-  unity::Tensor wpk = blk ? transform::packConvWeight(w, blk) : w;
+  unity::Tensor wpk = blk    ? transform::packConvWeight(w, blk)
+                      : wino ? transform::winogradWeight(w, wino)
+                             : w;
+  std::vector<unity::Tensor> args{x, wpk};
+  if (wino)
+    args.push_back(transform::winogradMatrices(wino));
   std::vector<float> y(s.f * o * o), ref(y.size());
   setThreads(threads);
   double flops = 2.0 * s.f * o * o * cg * s.k * s.k;
   unity::Tensor out;
-  double tOurs = kernelTime(*exe, {x, wpk}, out, budget);
+  double tOurs = kernelTime(*exe, args, out, budget);
   double tDnnl = onednnConv(s, x.dataAs<float>(), w.dataAs<float>(), y.data(), budget);
   // The naive loop exists for the ResNet 3x3 stride-1 layers only.
   char naive[16] = "       -";
@@ -472,6 +496,8 @@ void benchConv(const ConvShape& s, int threads, double budget) {
   }
   if (blk)
     kind += " [" + std::to_string(blk) + "o]"; // packed weight, lanes along output channels
+  if (wino)
+    kind += " [F" + std::to_string(wino) + "]"; // Winograd F(m x m, 3 x 3)
   writeCurve(fileName("conv_" + std::string(name) + kind + "_t" + std::to_string(threads)), curve,
              flops, flops / tDnnl * 1e-9);
   double peak = gPeak[threads];
