@@ -13,7 +13,7 @@ add_cli_check(cli_build_with_tuning_db EXIT 0
   CLEAN "${TUNE_DIR}/passes"
   ARGS build "${TUNE_MODEL}" --target "llvm -num-cores=1" --db "${TUNE_DIR}/t.db"
        --dump-passes "${TUNE_DIR}/passes"
-  FILE_TEXT "${TUNE_DIR}/passes/014_ApplyTuningDatabase.txt=tuning_trace"
+  FILE_TEXT "${TUNE_DIR}/passes/015_ApplyTuningDatabase.txt=tuning_trace"
             "${TUNE_DIR}/passes/index.json=ApplyTuningDatabase")
 add_cli_check(cli_tune_resume_finished_run EXIT 0
   ARGS tune --resume 1 --db "${TUNE_DIR}/t.db"
@@ -22,7 +22,7 @@ add_cli_check(cli_build_other_target_keeps_default EXIT 0
   CLEAN "${TUNE_DIR}/passes2"
   ARGS build "${TUNE_MODEL}" --target "llvm -num-cores=2" --db "${TUNE_DIR}/t.db"
        --dump-passes "${TUNE_DIR}/passes2"
-  FILE_NO_TEXT "${TUNE_DIR}/passes2/014_ApplyTuningDatabase.txt=tuning_trace")
+  FILE_NO_TEXT "${TUNE_DIR}/passes2/015_ApplyTuningDatabase.txt=tuning_trace")
 add_cli_check(cli_tune_not_a_database EXIT 1
   ARGS tune "${TUNE_MODEL}" --db "${TUNE_MODEL}" --trials 1
   TEXT "matmul_relu64.uir")
@@ -80,6 +80,6 @@ add_cli_check(cli_build_symbolic_with_tuning_db EXIT 0
   CLEAN "${TUNE_DIR}_sym/passes"
   ARGS build "${TUNE_SYMBOLIC}" --target "llvm -num-cores=1" --db "${TUNE_DIR}_sym/t.db"
        --dump-passes "${TUNE_DIR}_sym/passes"
-  FILE_TEXT "${TUNE_DIR}_sym/passes/014_ApplyTuningDatabase.txt=tuning_trace")
+  FILE_TEXT "${TUNE_DIR}_sym/passes/015_ApplyTuningDatabase.txt=tuning_trace")
 set_tests_properties(cli_tune_symbolic_batch_at_a_size PROPERTIES FIXTURES_SETUP symbolic_db)
 set_tests_properties(cli_build_symbolic_with_tuning_db PROPERTIES FIXTURES_REQUIRED symbolic_db)
