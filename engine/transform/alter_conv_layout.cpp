@@ -54,33 +54,47 @@ Tensor packConvWeight(const Tensor& w, int64_t b) {
 
 namespace {
 
+/// e as a conv2d both rewriters may change: NCHW float32 data of constant
+/// channels and image size, a constant float32 OIHW weight over those
+/// channels, groups 1, no out_dtype; else null.
+const Call* plainConv2d(const Expr& e, const Constant*& w, const TensorSInfo*& x) {
+  auto* c = as<Call>(e);
+  auto* callee = c ? as<OpRef>(c->op) : nullptr;
+  if (!callee || callee->name != "nn.conv2d" || c->args.size() != 2)
+    return nullptr;
+  w = as<Constant>(c->args[1]);
+  x = c->args[0]->sinfo ? as<TensorSInfo>(c->args[0]->sinfo) : nullptr;
+  if (!w || !x || !x->shape || x->shape->size() != 4 || w->data.ndim() != 4 ||
+      !(w->data.dtype() == DataType::Float32()) || !(x->dtype == DataType::Float32()))
+    return nullptr;
+  const Attrs& a = c->attrs;
+  if (a.getString("data_layout", "NCHW") != "NCHW" ||
+      a.getString("kernel_layout", "OIHW") != "OIHW" || a.getInt("groups", 1) != 1 ||
+      !a.getString("out_dtype").empty())
+    return nullptr;
+  auto C = asConstInt((*x->shape)[1]);
+  if (!C || !asConstInt((*x->shape)[2]) || !asConstInt((*x->shape)[3]) || w->data.shape()[1] != *C)
+    return nullptr;
+  return c;
+}
+
 struct Rewriter : ExprMutator {
   target::SchedulePolicy policy;
   explicit Rewriter(const target::SchedulePolicy& p) : policy(p) {}
 
   Expr visitCall(const Call* op, const Expr& self) override {
     Expr e = ExprMutator::visitCall(op, self);
-    auto* c = as<Call>(e);
-    auto* callee = as<OpRef>(c->op);
-    if (!callee || callee->name != "nn.conv2d" || c->args.size() != 2)
-      return e;
-    auto* w = as<Constant>(c->args[1]);
-    auto* x = c->args[0]->sinfo ? as<TensorSInfo>(c->args[0]->sinfo) : nullptr;
-    if (!w || !x || !x->shape || x->shape->size() != 4 || w->data.ndim() != 4 ||
-        !(w->data.dtype() == DataType::Float32()) || !(x->dtype == DataType::Float32()))
+    const Constant* w = nullptr;
+    const TensorSInfo* x = nullptr;
+    const Call* c = plainConv2d(e, w, x);
+    if (!c)
       return e;
     const Attrs& a = c->attrs;
-    if (a.getString("data_layout", "NCHW") != "NCHW" ||
-        a.getString("kernel_layout", "OIHW") != "OIHW" || a.getInt("groups", 1) != 1 ||
-        !a.getString("out_dtype").empty())
-      return e;
     auto C = asConstInt((*x->shape)[1]), W = asConstInt((*x->shape)[3]);
-    if (!C || !W || !asConstInt((*x->shape)[2]))
-      return e;
     const auto& ws = w->data.shape();
     auto strides = a.getInts("strides", {1, 1}), dilation = a.getInts("dilation", {1, 1});
     auto pads = fourPads(a.getInts("padding", {0, 0, 0, 0}));
-    if (strides.size() != 2 || dilation.size() != 2 || pads.size() != 4 || ws[1] != *C)
+    if (strides.size() != 2 || dilation.size() != 2 || pads.size() != 4)
       return e;
     int64_t OW = (*W + pads[1] + pads[3] - dilation[1] * (ws[3] - 1) - 1) / strides[1] + 1;
     int64_t b = alterConvLayoutChoice(*C, ws[0], ws[2], ws[3], strides[0], strides[1], OW, policy);
@@ -208,30 +222,21 @@ struct WinogradRewriter : ExprMutator {
 
   Expr visitCall(const Call* op, const Expr& self) override {
     Expr e = ExprMutator::visitCall(op, self);
-    auto* c = as<Call>(e);
-    auto* callee = as<OpRef>(c->op);
-    if (!callee || callee->name != "nn.conv2d" || c->args.size() != 2)
-      return e;
-    auto* w = as<Constant>(c->args[1]);
-    auto* x = c->args[0]->sinfo ? as<TensorSInfo>(c->args[0]->sinfo) : nullptr;
-    auto* y = c->sinfo ? as<TensorSInfo>(c->sinfo) : nullptr;
-    if (!w || !x || !y || !x->shape || x->shape->size() != 4 || !y->shape ||
-        y->shape->size() != 4 || w->data.ndim() != 4 || !(w->data.dtype() == DataType::Float32()) ||
-        !(x->dtype == DataType::Float32()))
+    const Constant* w = nullptr;
+    const TensorSInfo* x = nullptr;
+    const Call* c = plainConv2d(e, w, x);
+    auto* y = c && c->sinfo ? as<TensorSInfo>(c->sinfo) : nullptr;
+    if (!y || !y->shape || y->shape->size() != 4)
       return e;
     const Attrs& a = c->attrs;
-    if (a.getString("data_layout", "NCHW") != "NCHW" ||
-        a.getString("kernel_layout", "OIHW") != "OIHW" || a.getInt("groups", 1) != 1 ||
-        !a.getString("out_dtype").empty())
-      return e;
     auto C = asConstInt((*x->shape)[1]), OH = asConstInt((*y->shape)[2]),
          OW = asConstInt((*y->shape)[3]);
-    if (!C || !OH || !OW || !asConstInt((*x->shape)[2]) || !asConstInt((*x->shape)[3]))
+    if (!OH || !OW)
       return e;
     const auto& ws = w->data.shape();
     auto strides = a.getInts("strides", {1, 1}), dilation = a.getInts("dilation", {1, 1});
     auto pads = fourPads(a.getInts("padding", {0, 0, 0, 0}));
-    if (strides.size() != 2 || dilation.size() != 2 || pads.size() != 4 || ws[1] != *C)
+    if (strides.size() != 2 || dilation.size() != 2 || pads.size() != 4)
       return e;
     int64_t m = winogradConvChoice(*C, ws[0], ws[2], ws[3], strides[0], strides[1], dilation[0],
                                    dilation[1], *OH, *OW, policy);
