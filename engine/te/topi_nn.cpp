@@ -572,6 +572,8 @@ Tensor conv2dWinograd(const Tensor& data, const Tensor& weight, const Tensor& ma
     fail(name, "needs constant [2a - 2, a] matrices (a >= 4) and a [a*a, C, K] weight, got " +
                    shapeStr(matrices.shape()) + " and " + shapeStr(weight.shape()));
   checkSameDim(data.shape()[1], weight.shape()[1], name, "input channels and weight channels");
+  if (padding.size() == 1) // one value for all four sides, as the deduction accepts
+    padding.assign(4, padding[0]);
   padding = expandPadding(padding, 2, name);
   const int64_t A = *a, m = A - 2;
   const PrimExpr N = data.shape()[0], C = data.shape()[1], H = data.shape()[2], W = data.shape()[3],

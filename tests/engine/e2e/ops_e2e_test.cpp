@@ -166,6 +166,9 @@ std::vector<OpCase> nnCases() {
   cs.push_back({"nn.conv2d_winograd",
                 "x: " + F("n, 4, 6, 5") + ", w: " + F("16, 4, 3") + ", t: " + F("6, 4"),
                 "R.nn.conv2d_winograd(x, w, t)"});
+  cs.push_back({"nn.conv2d_winograd",
+                "x: " + F("n, 4, 6, 5") + ", w: " + F("16, 4, 3") + ", t: " + F("6, 4"),
+                "R.nn.conv2d_winograd(x, w, t, padding=[1])"});
   // A symbolic image (height, width or both; n = 2 and 5) takes the wide
   // form with symbolic rows (conv2dWideSymbolic) when each output sums at
   // least 27 products (or a 1x1 kernel over 24 channels or more).
