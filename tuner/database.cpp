@@ -505,13 +505,19 @@ void Database::reopenRun(int64_t runId, const std::optional<RunProcess>& process
     throw Error(path_ + ": no run " + std::to_string(runId));
 }
 
-void Database::setRunControl(int64_t runId, RunControl control) {
-  Stmt(db_, path_, "UPDATE runs SET control = ? WHERE id = ?")
+bool Database::setRunControl(int64_t runId, RunControl control) {
+  // One statement, so the check and the write are one transaction: a
+  // pause or cancel confirmed just as the run ends (the last progress call
+  // comes after finishRun) cannot leave an ended run "cancelling".
+  Stmt(db_, path_, "UPDATE runs SET control = ? WHERE id = ? AND status = 'running'")
       .bind(1, toString(control))
       .bind(2, runId)
       .run();
-  if (sqlite3_changes(db_) == 0)
+  if (sqlite3_changes(db_) > 0)
+    return true;
+  if (!run(runId))
     throw Error(path_ + ": no run " + std::to_string(runId));
+  return false;
 }
 
 std::vector<Run> Database::runs() const {

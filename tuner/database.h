@@ -193,8 +193,10 @@ public:
   /// Throws for an unknown id.
   void reopenRun(int64_t runId, const std::optional<RunProcess>& process = std::nullopt);
   /// Records what the run's process confirmed (paused, cancelling, or back
-  /// to None). Throws for an unknown id.
-  void setRunControl(int64_t runId, RunControl control);
+  /// to None) while the run is running; returns false and changes nothing
+  /// once it has ended (finishRun cleared the state for good). Throws for an
+  /// unknown id.
+  bool setRunControl(int64_t runId, RunControl control);
   std::vector<Run> runs() const;
   std::optional<Run> run(int64_t runId) const;
 

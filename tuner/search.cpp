@@ -435,8 +435,11 @@ void TuningRun::run(const std::function<void(const Progress&)>& onProgress,
     throw;
   }
   im.db.finishRun(im.runId, cancelled ? RunStatus::Cancelled : RunStatus::Finished);
-  if (onProgress)
-    onProgress(im.progress(sw.wallSeconds(), 0));
+  if (onProgress) {
+    Progress last = im.progress(sw.wallSeconds(), 0);
+    last.finished = true;
+    onProgress(last);
+  }
 }
 
 } // namespace unity::tuner

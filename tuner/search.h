@@ -78,6 +78,9 @@ struct Progress {
   double modelSeconds = 0, defaultModelSeconds = 0;
   /// The record just written (0 for a progress report without one).
   int64_t lastRecord = 0;
+  /// The last report: the run has ended (finishRun is done); nothing can
+  /// pause or cancel it any more.
+  bool finished = false;
 };
 
 class TuningRun {

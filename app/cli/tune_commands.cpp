@@ -412,7 +412,8 @@ int runTune(const TuneArgs& a) {
   int lastPrinted = -1;
   run->run(
       [&](const unity::tuner::Progress& p) {
-        honourControl(db, p.runId, p.trialsDone);
+        if (!p.finished) // a pause or cancel that came too late has nothing to stop
+          honourControl(db, p.runId, p.trialsDone);
         if (a.quiet)
           return;
         std::string head =

@@ -265,23 +265,30 @@ TEST_F(DatabaseTest, RunRecordsItsProcessAndWhatItConfirmed) {
   EXPECT_EQ(db.run(run)->control, RunControl::None);
   EXPECT_FALSE(db.run(bare)->process);
 
-  db.setRunControl(run, RunControl::Paused);
+  EXPECT_TRUE(db.setRunControl(run, RunControl::Paused));
   EXPECT_EQ(db.run(run)->control, RunControl::Paused);
-  db.setRunControl(run, RunControl::Cancelling);
+  EXPECT_TRUE(db.setRunControl(run, RunControl::Cancelling));
   EXPECT_EQ(Database(file()).run(run)->control, RunControl::Cancelling) << "another connection";
   db.finishRun(run, RunStatus::Cancelled);
   EXPECT_EQ(db.run(run)->control, RunControl::None) << "a finished run confirms nothing";
   EXPECT_EQ(db.run(run)->process, first) << "kept for the history";
 
+  // A confirmation arriving after the end (the last progress call of a run
+  // cancelled between two batches) changes nothing.
+  EXPECT_FALSE(db.setRunControl(run, RunControl::Cancelling));
+  EXPECT_EQ(db.run(run)->control, RunControl::None) << "an ended run stays without state";
+  EXPECT_EQ(db.run(run)->status, RunStatus::Cancelled);
+
   // Resumed by another process: that one is recorded, the state starts afresh.
-  db.setRunControl(run, RunControl::Paused);
   const RunProcess second{77, "node-b", "boot:2002"};
   db.reopenRun(run, second);
   EXPECT_EQ(db.run(run)->status, RunStatus::Running);
   EXPECT_EQ(db.run(run)->process, second);
   EXPECT_EQ(db.run(run)->control, RunControl::None);
+  ASSERT_TRUE(db.setRunControl(run, RunControl::Paused));
   db.reopenRun(run);
   EXPECT_FALSE(db.run(run)->process);
+  EXPECT_EQ(db.run(run)->control, RunControl::None) << "a reopened run starts afresh";
   EXPECT_THROW(db.setRunControl(bare + 100, RunControl::Paused), unity::Error);
 }
 

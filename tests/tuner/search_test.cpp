@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -133,6 +134,35 @@ TEST_F(SearchTest, FindsAScheduleFasterThanTheDefault) {
   EXPECT_EQ(st.bestRecord, fastest->id);
   EXPECT_EQ(scheduleKeys(db, st.task, records).size(), records.size())
       << "a schedule was measured twice";
+}
+
+TEST_F(SearchTest, OnlyTheLastProgressReportComesAfterTheRunHasEnded) {
+  // The command line honours a pause or cancel in every report but the
+  // last: a pause that arrives then must not hold an ended run's process,
+  // nor its confirmation mark an ended run (the run is cancelled here
+  // between two batches, as SIGINT does).
+  Database db(file("t.db"));
+  SyntheticLatencyRunner runner;
+  TuningRun run(db, matmulTasks(32), quick(24), runner, {{"test", "progress"}});
+  std::atomic<bool> cancel{false};
+  std::vector<std::pair<bool, RunStatus>> seen; // (finished, status in the database)
+  run.run(
+      [&](const Progress& p) {
+        seen.emplace_back(p.finished, db.run(p.runId)->status);
+        if (p.trialsDone >= 8)
+          cancel = true;
+      },
+      &cancel);
+  ASSERT_GE(seen.size(), 2u);
+  for (size_t i = 0; i + 1 < seen.size(); ++i) {
+    EXPECT_FALSE(seen[i].first) << "report " << i;
+    EXPECT_EQ(seen[i].second, RunStatus::Running) << "report " << i;
+  }
+  EXPECT_TRUE(seen.back().first);
+  EXPECT_EQ(seen.back().second, RunStatus::Cancelled);
+  EXPECT_LT(db.run(run.runId())->trialsDone, 24);
+  EXPECT_FALSE(db.setRunControl(run.runId(), RunControl::Cancelling));
+  EXPECT_EQ(db.run(run.runId())->control, RunControl::None);
 }
 
 TEST_F(SearchTest, MeasuresRealKernelsAndCommitsEveryCandidate) {

@@ -453,6 +453,9 @@ TEST_F(TuningWindowTest, PauseCancelAndResumeFromThePanel) {
   ASSERT_TRUE(c->isActive()) << view->stateLabel()->text().toStdString();
   ASSERT_TRUE(waitFor([&] { return records() > cancelledAt; }, kRunTimeoutMs))
       << c->output().toStdString();
+  // The controller learns the run's id from the process's log, which it
+  // polls apart from the database watcher: a new record may be seen first.
+  ASSERT_TRUE(waitFor([&] { return c->runId() != 0; }, 20000)) << c->output().toStdString();
   EXPECT_EQ(c->runId(), 1);
   ASSERT_TRUE(waitFor([&] { return view->cancelButton()->isEnabled(); }, 20000));
   view->cancelButton()->click();
