@@ -2,7 +2,8 @@
 # Runs ONNX models with unity (bench_onnx) and with ONNX Runtime
 # (onnxruntime-node, ort_run.mjs) side by side -- same .npy inputs, same
 # thread count -- and prints one table: import and build time, median / min
-# latency, CPU time per run (1 thread), our output against ORT's.
+# latency, CPU time per run (1 thread), the GFLOP/s both reach on the model's
+# Conv/MatMul/Gemm work (flops.py), our output against ORT's.
 #
 #   bench/ort/run.sh [MODEL[@DIM=V]...]     default: every model, see below
 #
@@ -61,6 +62,7 @@ for config in $configs; do
   fi
   onnx="$models_dir/$model.onnx"
   input="$models_dir/$model.input_0.npy"
+  gflop=$($py "$here/flops.py" "$onnx" "$input")
   for t in $threads; do
     ref="$models_dir/ref_${model}_t$t"
     ort=$(node "$here/ort_run.mjs" "$onnx" --input "$input" --threads "$t" --repeat "$repeat" \
@@ -68,7 +70,7 @@ for config in $configs; do
     # shellcheck disable=SC2086 # $dim is empty or two words, OURS_ARGS extra words
     ours=$("$bench" "$onnx" --input "$input" --threads "$t" \
       --repeat "$repeat" --reference "$ref/output_0.npy" $dim ${DB:+--db "$DB"} ${OURS_ARGS:-})
-    echo "{\"config\": \"$config\", \"bytes\": $(stat -c %s "$onnx"), \"ours\": $ours, \"ort\": $ort}" >>"$results"
+    echo "{\"config\": \"$config\", \"bytes\": $(stat -c %s "$onnx"), \"gflop\": $gflop, \"ours\": $ours, \"ort\": $ort}" >>"$results"
     echo "bench/ort: $config, $t thread(s) done" >&2
   done
 done
